@@ -31,14 +31,40 @@ function openssl(args: string[], cwd: string): void {
 export function generatePki(dir: string): Pki {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  openssl(['req', '-x509', ...ec, '-days', '365', '-subj', '/CN=mooring-test-ca', '-keyout', 'ca.key', '-out', 'ca.crt'], dir);
+  openssl(
+    [
+      'req',
+      '-x509',
+      ...ec,
+      '-days',
+      '365',
+      '-subj',
+      '/CN=mooring-test-ca',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+    ],
+    dir,
+  );
 
   const sign = (name: string, subject: string, ext: string): void => {
     writeFileSync(join(dir, `${name}.ext`), ext);
     openssl(['req', ...ec, '-subj', subject, '-keyout', `${name}.key`, '-out', `${name}.csr`], dir);
     openssl(
-      ['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '365']
-        .concat(['-out', `${name}.crt`, '-extfile', `${name}.ext`]),
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        'ca.crt',
+        '-CAkey',
+        'ca.key',
+        '-CAcreateserial',
+        '-days',
+        '365',
+      ].concat(['-out', `${name}.crt`, '-extfile', `${name}.ext`]),
       dir,
     );
   };
@@ -48,7 +74,11 @@ export function generatePki(dir: string): Pki {
     'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default.svc\n' +
       'extendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n',
   );
-  sign('admin', '/O=system:masters/CN=mooring-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n');
+  sign(
+    'admin',
+    '/O=system:masters/CN=mooring-admin',
+    'extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature\n',
+  );
 
   openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'sa.key'], dir);
   openssl(['ec', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], dir);

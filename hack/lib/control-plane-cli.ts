@@ -27,7 +27,9 @@ try {
         log('not running');
         process.exitCode = 1;
       } else {
-        log(`running at ${running.server} (etcd pid ${running.etcdPid}, kube-apiserver pid ${running.apiserverPid})`);
+        log(
+          `running at ${running.server} (etcd pid ${running.etcdPid}, kube-apiserver pid ${running.apiserverPid})`,
+        );
         console.log(running.kubeconfig);
       }
       break;

@@ -155,7 +155,12 @@ async function start(loc: ControlPlaneLocation, log: Log): Promise<State> {
     join(loc.dir, 'etcd.log'),
   );
   save();
-  await waitFor('etcd', () => etcdHealthy(etcdPort), 30_000, () => isOurProcess(state.etcdPid, ETCD)).catch((err) => {
+  await waitFor(
+    'etcd',
+    () => etcdHealthy(etcdPort),
+    30_000,
+    () => isOurProcess(state.etcdPid, ETCD),
+  ).catch((err) => {
     throw new Error(`${(err as Error).message}; etcd.log ends with:\n${tail(join(loc.dir, 'etcd.log'))}`);
   });
   log(`etcd is healthy on 127.0.0.1:${etcdPort}`);
@@ -191,7 +196,9 @@ async function start(loc: ControlPlaneLocation, log: Log): Promise<State> {
     90_000,
     () => isOurProcess(state.apiserverPid, APISERVER),
   ).catch((err) => {
-    throw new Error(`${(err as Error).message}; kube-apiserver.log ends with:\n${tail(join(loc.dir, 'kube-apiserver.log'))}`);
+    throw new Error(
+      `${(err as Error).message}; kube-apiserver.log ends with:\n${tail(join(loc.dir, 'kube-apiserver.log'))}`,
+    );
   });
   mkdirSync(dirname(loc.kubeconfig), { recursive: true });
   writeFileSync(loc.kubeconfig, kubeconfigYaml(`https://127.0.0.1:${apiPort}`, pki), { mode: 0o600 });
@@ -216,11 +223,18 @@ export async function installCrds(client: KubeClient, crds: KubeObject[], timeou
   for (const crd of crds) await client.apply(crd, { fieldManager: 'mooring-hack', force: true });
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
-    const key = { apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', name: crd.metadata.name! };
+    const key = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name: crd.metadata.name!,
+    };
     for (;;) {
-      const live = await client.get<KubeObject & { status?: { conditions?: { type: string; status: string }[] } }>(key);
+      const live = await client.get<
+        KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
+      >(key);
       if (live.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${key.name} was not Established within ${timeoutMs / 1000}s`);
+      if (Date.now() > deadline)
+        throw new Error(`CRD ${key.name} was not Established within ${timeoutMs / 1000}s`);
       await sleep(100);
     }
   }

@@ -5,7 +5,12 @@ export interface ApiStatus {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
 }
 
 /** A failed API request, carrying the API server's own message so callers can show it as-is. */
@@ -14,7 +19,13 @@ export class ApiError extends Error {
   readonly reason: string;
   readonly status: ApiStatus | undefined;
 
-  constructor(method: string, path: string, statusCode: number, status: ApiStatus | undefined, rawBody: string) {
+  constructor(
+    method: string,
+    path: string,
+    statusCode: number,
+    status: ApiStatus | undefined,
+    rawBody: string,
+  ) {
     const detail = status?.message ?? (rawBody.trim().slice(0, 500) || `HTTP ${statusCode}`);
     super(`${method} ${path}: ${detail}`);
     this.name = 'ApiError';

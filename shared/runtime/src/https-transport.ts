@@ -81,7 +81,9 @@ export class HttpsTransport implements ApiTransport {
         resolve,
       );
       r.on('error', reject);
-      r.on('timeout', () => r.destroy(new Error(`${req.method} ${req.path}: no response within ${req.timeoutMs} ms`)));
+      r.on('timeout', () =>
+        r.destroy(new Error(`${req.method} ${req.path}: no response within ${req.timeoutMs} ms`)),
+      );
       r.end(req.body);
     });
   }

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { type ApiStatus, ApiError } from './api-error.ts';
+import { ApiError, type ApiStatus } from './api-error.ts';
 import { HttpsTransport, loadKubeConfig } from './https-transport.ts';
 import type { KubeList, KubeObject, ObjectKey } from './kube-object.ts';
 import { type ResourceMapping, RestMapper } from './rest-mapper.ts';
@@ -128,7 +128,10 @@ export class KubeClient {
     this.#transport.close();
   }
 
-  #headers(contentType: string | undefined, impersonate: Impersonation | undefined): Record<string, string | string[]> {
+  #headers(
+    contentType: string | undefined,
+    impersonate: Impersonation | undefined,
+  ): Record<string, string | string[]> {
     const headers: Record<string, string | string[]> = { 'User-Agent': this.#userAgent };
     if (contentType) headers['Content-Type'] = contentType;
     if (impersonate) {
@@ -145,7 +148,10 @@ export class KubeClient {
     const res = await this.#transport.send({
       method: opts.method,
       path,
-      headers: this.#headers(opts.body === undefined ? undefined : (opts.contentType ?? JSON_CONTENT), opts.impersonate),
+      headers: this.#headers(
+        opts.body === undefined ? undefined : (opts.contentType ?? JSON_CONTENT),
+        opts.impersonate,
+      ),
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       signal: opts.signal,
       timeoutMs: opts.timeoutMs ?? this.#timeoutMs,
@@ -156,7 +162,13 @@ export class KubeClient {
     return (res.body ? JSON.parse(res.body) : undefined) as T;
   }
 
-  async #path(apiVersion: string, kind: string, namespace?: string, name?: string, sub?: string): Promise<string> {
+  async #path(
+    apiVersion: string,
+    kind: string,
+    namespace?: string,
+    name?: string,
+    sub?: string,
+  ): Promise<string> {
     const mapping = await this.mapper.map(apiVersion, kind);
     if (mapping.namespaced && name !== undefined && !namespace) {
       throw new Error(`${kind} ${name} is namespaced but no namespace was given`);
@@ -209,10 +221,18 @@ export class KubeClient {
       item.apiVersion ??= apiVersion;
       item.kind ??= kind;
     }
-    return { apiVersion: last.apiVersion, kind: last.kind, metadata: { resourceVersion: last.metadata.resourceVersion }, items };
+    return {
+      apiVersion: last.apiVersion,
+      kind: last.kind,
+      metadata: { resourceVersion: last.metadata.resourceVersion },
+      items,
+    };
   }
 
-  async create<T extends KubeObject>(obj: T, opts: { dryRun?: boolean; fieldManager?: string } = {}): Promise<T> {
+  async create<T extends KubeObject>(
+    obj: T,
+    opts: { dryRun?: boolean; fieldManager?: string } = {},
+  ): Promise<T> {
     const path = await this.#path(obj.apiVersion, obj.kind, obj.metadata.namespace);
     return this.request<T>({
       method: 'POST',
@@ -242,12 +262,20 @@ export class KubeClient {
       body: obj,
       contentType: APPLY_CONTENT,
       impersonate: opts.impersonate,
-      query: { fieldManager: opts.fieldManager, force: opts.force ? true : undefined, dryRun: opts.dryRun ? 'All' : undefined },
+      query: {
+        fieldManager: opts.fieldManager,
+        force: opts.force ? true : undefined,
+        dryRun: opts.dryRun ? 'All' : undefined,
+      },
     });
   }
 
   /** JSON merge patch, for the few writes that must not take field ownership (finalizers, annotations). */
-  async mergePatch<T extends KubeObject = KubeObject>(key: ObjectKey, patch: unknown, sub?: string): Promise<T> {
+  async mergePatch<T extends KubeObject = KubeObject>(
+    key: ObjectKey,
+    patch: unknown,
+    sub?: string,
+  ): Promise<T> {
     const path = await this.#path(key.apiVersion, key.kind, key.namespace, key.name, sub);
     return this.request<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_CONTENT });
   }
@@ -262,7 +290,11 @@ export class KubeClient {
       await this.request({
         method: 'DELETE',
         path,
-        body: { apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: opts.propagationPolicy ?? 'Background' },
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          propagationPolicy: opts.propagationPolicy ?? 'Background',
+        },
         impersonate: opts.impersonate,
       });
       return true;

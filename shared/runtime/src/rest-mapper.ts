@@ -79,7 +79,14 @@ export class RestMapper {
       const subresources = resources
         .filter((s) => s.name.startsWith(`${r.name}/`))
         .map((s) => s.name.slice(r.name.length + 1));
-      byKind.set(r.kind, { group, version, kind: r.kind, plural: r.name, namespaced: r.namespaced, subresources });
+      byKind.set(r.kind, {
+        group,
+        version,
+        kind: r.kind,
+        plural: r.name,
+        namespaced: r.namespaced,
+        subresources,
+      });
     }
     return byKind;
   }

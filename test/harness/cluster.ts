@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import { KubeClient } from '@mooring/runtime';
+import { up } from '../../hack/lib/control-plane.ts';
+import { testLocation } from '../../hack/lib/test-location.ts';
+
+/** The cluster every integration test talks to. */
+export interface TestCluster {
+  kubeconfig: string;
+  client: KubeClient;
+}
+
+let shared: Promise<TestCluster> | undefined;
+
+async function connect(): Promise<TestCluster> {
+  let kubeconfig = process.env.KUBECONFIG;
+  if (!kubeconfig) {
+    // A test file run on its own: start (or reuse) the suite's control plane. It stays up for the
+    // next run; `hack/control-plane down --dir .mooring/test-control-plane` stops it.
+    const running = await up(testLocation());
+    kubeconfig = running.kubeconfig;
+    process.env.KUBECONFIG = kubeconfig;
+  }
+  const client = await KubeClient.fromKubeconfig(kubeconfig, { qps: 200, burst: 400 });
+  // Fail here, loudly, rather than in every test: a test that needs the cluster never skips.
+  await client.request({ method: 'GET', path: '/version' }).catch((err: Error) => {
+    throw new Error(`the test control plane at ${kubeconfig} is not reachable: ${err.message}`);
+  });
+  return { kubeconfig, client };
+}
+
+/** Connects once per test process; rejects (failing the test) when no control plane can start. */
+export function testCluster(): Promise<TestCluster> {
+  shared ??= connect();
+  return shared;
+}
+
+/** A short DNS-1123 name unique to this run, e.g. `gitrepo-3f9a1c`. */
+export function uniqueName(prefix: string): string {
+  const slug = prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  return `${slug}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Creates a namespace for one test and deletes it when the test ends. */
+export async function testNamespace(t: TestContext, prefix = t.name): Promise<string> {
+  const { client } = await testCluster();
+  const name = uniqueName(prefix || 'test');
+  await client.create({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { 'test.mooring.dev/run': 'true' } },
+  });
+  t.after(async () => {
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name });
+  });
+  return name;
+}
