@@ -34,6 +34,8 @@ interface State {
   apiserverPid: number;
   etcdPort: number;
   apiPort: number;
+  /** Kept so a test can restart the API server exactly as it was. */
+  apiserverArgs: string[];
 }
 
 export interface Running extends State {
@@ -51,6 +53,10 @@ function readState(loc: ControlPlaneLocation): State | undefined {
   } catch {
     return undefined;
   }
+}
+
+function writeState(loc: ControlPlaneLocation, state: State): void {
+  writeFileSync(join(loc.dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
 }
 
 async function httpOk(url: string, ca?: Buffer): Promise<boolean> {
@@ -134,8 +140,8 @@ async function start(loc: ControlPlaneLocation, log: Log): Promise<State> {
   const etcdPort = await freePort();
   const peerPort = await freePort();
   const apiPort = await freePort();
-  const state: State = { etcdPid: 0, apiserverPid: 0, etcdPort, apiPort };
-  const save = () => writeFileSync(join(loc.dir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
+  const state: State = { etcdPid: 0, apiserverPid: 0, etcdPort, apiPort, apiserverArgs: [] };
+  const save = () => writeState(loc, state);
 
   const peer = `http://127.0.0.1:${peerPort}`;
   state.etcdPid = startDetached(
@@ -165,34 +171,38 @@ async function start(loc: ControlPlaneLocation, log: Log): Promise<State> {
   });
   log(`etcd is healthy on 127.0.0.1:${etcdPort}`);
 
-  state.apiserverPid = startDetached(
-    APISERVER,
-    [
-      `--etcd-servers=http://127.0.0.1:${etcdPort}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${apiPort}`,
-      `--cert-dir=${join(loc.dir, 'pki')}`,
-      `--tls-cert-file=${pki.servingCert}`,
-      `--tls-private-key-file=${pki.servingKey}`,
-      `--client-ca-file=${pki.caCert}`,
-      `--service-account-issuer=https://127.0.0.1:${apiPort}/`,
-      `--service-account-key-file=${pki.serviceAccountPub}`,
-      `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
-      '--authorization-mode=RBAC',
-      '--allow-privileged=true',
-      // No controller-manager runs, so nothing would create the default ServiceAccount it waits for.
-      '--disable-admission-plugins=ServiceAccount',
-      '--v=1',
-    ],
-    join(loc.dir, 'kube-apiserver.log'),
-  );
-  save();
-  const ca = readFileSync(pki.caCert);
+  state.apiserverArgs = [
+    `--etcd-servers=http://127.0.0.1:${etcdPort}`,
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${apiPort}`,
+    `--cert-dir=${join(loc.dir, 'pki')}`,
+    `--tls-cert-file=${pki.servingCert}`,
+    `--tls-private-key-file=${pki.servingKey}`,
+    `--client-ca-file=${pki.caCert}`,
+    `--service-account-issuer=https://127.0.0.1:${apiPort}/`,
+    `--service-account-key-file=${pki.serviceAccountPub}`,
+    `--service-account-signing-key-file=${pki.serviceAccountKey}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    '--authorization-mode=RBAC',
+    '--allow-privileged=true',
+    // No controller-manager runs, so nothing would create the default ServiceAccount it waits for.
+    '--disable-admission-plugins=ServiceAccount',
+    '--v=1',
+  ];
+  await startApiServer(loc, state);
+  mkdirSync(dirname(loc.kubeconfig), { recursive: true });
+  writeFileSync(loc.kubeconfig, kubeconfigYaml(`https://127.0.0.1:${apiPort}`, pki), { mode: 0o600 });
+  return state;
+}
+
+async function startApiServer(loc: ControlPlaneLocation, state: State): Promise<void> {
+  state.apiserverPid = startDetached(APISERVER, state.apiserverArgs, join(loc.dir, 'kube-apiserver.log'));
+  writeState(loc, state);
+  const ca = readFileSync(join(loc.dir, 'pki/ca.crt'));
   await waitFor(
     'kube-apiserver',
-    () => httpOk(`https://127.0.0.1:${apiPort}/readyz`, ca),
+    () => httpOk(`https://127.0.0.1:${state.apiPort}/readyz`, ca),
     90_000,
     () => isOurProcess(state.apiserverPid, APISERVER),
   ).catch((err) => {
@@ -200,9 +210,21 @@ async function start(loc: ControlPlaneLocation, log: Log): Promise<State> {
       `${(err as Error).message}; kube-apiserver.log ends with:\n${tail(join(loc.dir, 'kube-apiserver.log'))}`,
     );
   });
-  mkdirSync(dirname(loc.kubeconfig), { recursive: true });
-  writeFileSync(loc.kubeconfig, kubeconfigYaml(`https://127.0.0.1:${apiPort}`, pki), { mode: 0o600 });
-  return state;
+}
+
+/**
+ * Stops the API server and starts it again on the same port and etcd, cutting every watch: the
+ * fault tests use it to show informers recover. `whileDown` runs between the two.
+ */
+export async function restartApiServer(
+  loc: ControlPlaneLocation,
+  whileDown?: () => Promise<void>,
+): Promise<void> {
+  const state = readState(loc);
+  if (!state) throw new Error(`no control plane runs at ${loc.dir}`);
+  await stopProcess(state.apiserverPid, APISERVER);
+  await whileDown?.();
+  await startApiServer(loc, state);
 }
 
 /** The CRD manifests under `crds/`, in file-name order. */

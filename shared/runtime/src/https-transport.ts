@@ -74,7 +74,14 @@ export class HttpsTransport implements ApiTransport {
         {
           method: req.method,
           agent: this.#agent,
-          headers: { Accept: 'application/json', ...auth, ...req.headers },
+          // An explicit length: Go's server can misread the next request on a kept-alive
+          // connection after a chunked body it did not consume (a DELETE's options, say).
+          headers: {
+            Accept: 'application/json',
+            ...auth,
+            ...req.headers,
+            ...(req.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(req.body)) }),
+          },
           signal: req.signal,
           timeout: req.timeoutMs,
         },

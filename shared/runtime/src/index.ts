@@ -1,7 +1,15 @@
 export * from './api-error.ts';
+export * from './backoff.ts';
+export * from './clock.ts';
+export * from './conditions.ts';
+export * from './controller.ts';
+export * from './fake-clock.ts';
 export * from './https-transport.ts';
+export * from './informer.ts';
 export * from './kube-client.ts';
 export * from './kube-object.ts';
+export * from './reconcile-errors.ts';
 export * from './rest-mapper.ts';
 export * from './token-bucket.ts';
 export type * from './transport.ts';
+export * from './work-queue.ts';

@@ -1,0 +1,49 @@
+// Annotation, label and finalizer names shared by every operator: Flux's under mooring.dev.
+
+/** Any new value asks for a reconcile now; echoed in `status.lastHandledReconcileAt`. */
+export const RECONCILE_REQUESTED_AT_ANNOTATION = 'reconcile.mooring.dev/requestedAt';
+
+/** Label on Secrets/ConfigMaps whose changes re-trigger the objects that reference them. */
+export const WATCH_LABEL = 'reconcile.mooring.dev/watch';
+export const WATCH_ENABLED = 'Enabled';
+
+/** Label for sharding operators with `--watch-label-selector`. */
+export const SHARDING_KEY_LABEL = 'sharding.mooring.dev/key';
+
+/** Finalizer every reconciled kind carries so cleanup (artifacts, inventory) runs before deletion. */
+export const FINALIZER = 'finalizers.mooring.dev';
+
+/** Server-side apply field manager of every Mooring write. */
+export const FIELD_MANAGER = 'mooring';
+
+/** Owner labels set on every object a Kustomization applies. */
+export const KUSTOMIZE_NAME_LABEL = 'kustomize.mooring.dev/name';
+export const KUSTOMIZE_NAMESPACE_LABEL = 'kustomize.mooring.dev/namespace';
+
+/** `disabled` keeps an applied object out of garbage collection. */
+export const PRUNE_ANNOTATION = 'kustomize.mooring.dev/prune';
+export const PRUNE_DISABLED = 'disabled';
+
+/** Per-object server-side apply policy. */
+export const SSA_ANNOTATION = 'kustomize.mooring.dev/ssa';
+export const SSA_POLICIES = ['Override', 'Merge', 'IfNotPresent', 'Ignore'] as const;
+export type SsaPolicy = (typeof SSA_POLICIES)[number];
+
+/** `Enabled` recreates an object when an immutable field changes. */
+export const FORCE_ANNOTATION = 'kustomize.mooring.dev/force';
+export const FORCE_ENABLED = 'Enabled';
+
+/** `disabled` skips apply and prune of an object entirely. */
+export const RECONCILE_ANNOTATION = 'kustomize.mooring.dev/reconcile';
+export const RECONCILE_DISABLED = 'disabled';
+
+/** `disabled` skips postBuild substitution (set on Mooring's own CRDs). */
+export const SUBSTITUTE_ANNOTATION = 'kustomize.mooring.dev/substitute';
+export const SUBSTITUTE_DISABLED = 'disabled';
+
+/** `Disabled` skips SOPS decryption of an object. */
+export const DECRYPT_ANNOTATION = 'kustomize.mooring.dev/decrypt';
+export const DECRYPT_DISABLED = 'Disabled';
+
+/** Object annotations with this prefix are copied into event metadata. */
+export const EVENT_ANNOTATION_PREFIX = 'event.mooring.dev/';

@@ -1,0 +1,168 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parse } from 'yaml';
+import { DURATION_PATTERN, TIMEOUT_PATTERN } from './common.ts';
+import { crdFileName, crdFor, crds, type JSONSchemaProps, renderCrdFiles, toYAML } from './crd.ts';
+import { KINDS } from './kinds.ts';
+import { structuralErrors } from './structural.ts';
+
+const schemaOf = (kind: string): JSONSchemaProps => {
+  const crd = crds().find((c) => c.spec.names.kind === kind);
+  assert.ok(crd, `no CRD for ${kind}`);
+  return crd.spec.versions[0]!.schema.openAPIV3Schema;
+};
+
+function child(node: JSONSchemaProps, ...path: string[]): JSONSchemaProps {
+  return path.reduce((n, key) => (n.properties as Record<string, JSONSchemaProps>)[key]!, node);
+}
+
+/** Every property in a schema, with its dotted path. */
+function* properties(node: JSONSchemaProps, path = ''): Generator<[string, JSONSchemaProps]> {
+  for (const [name, prop] of Object.entries((node.properties ?? {}) as Record<string, JSONSchemaProps>)) {
+    yield [`${path}.${name}`, prop];
+    yield* properties(prop, `${path}.${name}`);
+  }
+  if (typeof node.items === 'object') yield* properties(node.items as JSONSchemaProps, `${path}[*]`);
+  if (typeof node.additionalProperties === 'object') {
+    yield* properties(node.additionalProperties as JSONSchemaProps, `${path}[*]`);
+  }
+}
+
+describe('generated CRDs', () => {
+  for (const crd of crds()) {
+    const name = crd.metadata.name;
+    const version = crd.spec.versions[0]!;
+    const schema = version.schema.openAPIV3Schema;
+
+    describe(name, () => {
+      test('is a structural schema', () => {
+        assert.deepEqual(structuralErrors(schema), []);
+      });
+
+      test('is named <plural>.<group>, namespaced, in the mooring category', () => {
+        assert.equal(name, `${crd.spec.names.plural}.${crd.spec.group}`);
+        assert.equal(crd.spec.scope, 'Namespaced');
+        assert.deepEqual(crd.spec.names.categories, ['mooring']);
+        assert.equal(crd.spec.versions.length, 1);
+        assert.equal(version.name, 'v1');
+        assert.ok(version.served && version.storage);
+      });
+
+      test('has a status subresource defaulting observedGeneration to -1', () => {
+        assert.deepEqual(version.subresources, { status: {} });
+        const status = child(schema, 'status');
+        assert.deepEqual(status.default, { observedGeneration: -1 });
+        assert.equal(child(status, 'observedGeneration').default, -1);
+      });
+
+      test('keys conditions by type', () => {
+        const conditions = child(schema, 'status', 'conditions');
+        assert.equal(conditions['x-kubernetes-list-type'], 'map');
+        assert.deepEqual(conditions['x-kubernetes-list-map-keys'], ['type']);
+      });
+
+      test('prints Ready, Status and Age', () => {
+        const columns = new Map(version.additionalPrinterColumns.map((c) => [c.name, c]));
+        assert.equal(columns.get('Ready')?.jsonPath, '.status.conditions[?(@.type=="Ready")].status');
+        assert.equal(columns.get('Status')?.jsonPath, '.status.conditions[?(@.type=="Ready")].message');
+        assert.equal(columns.get('Age')?.jsonPath, '.metadata.creationTimestamp');
+        assert.equal(columns.get('Age')?.type, 'date');
+      });
+
+      test('validates every interval and timeout as a duration', () => {
+        for (const [path, prop] of properties(child(schema, 'spec'))) {
+          if (!/\.(interval|timeout|retryInterval)$/.test(path)) continue;
+          assert.ok(
+            prop.pattern === DURATION_PATTERN || prop.pattern === TIMEOUT_PATTERN,
+            `.spec${path} has pattern ${String(prop.pattern)}`,
+          );
+        }
+      });
+
+      test('carries no TypeBox or JSON Schema identifiers', () => {
+        const json = JSON.stringify(crd);
+        for (const keyword of ['"$id"', '"$schema"', '"$ref"', '"const"'])
+          assert.ok(!json.includes(keyword), keyword);
+      });
+    });
+  }
+});
+
+describe('revision columns', () => {
+  const revisionPaths: [string, string][] = [
+    ['GitRepository', '.status.artifact.revision'],
+    ['OCIRepository', '.status.artifact.revision'],
+    ['Kustomization', '.status.lastAppliedRevision'],
+    ['ImagePolicy', '.status.latestRef.tag'],
+  ];
+  for (const [kind, jsonPath] of revisionPaths) {
+    test(`${kind} prints ${jsonPath}`, () => {
+      const crd = crds().find((c) => c.spec.names.kind === kind)!;
+      assert.ok(crd.spec.versions[0]!.additionalPrinterColumns.some((c) => c.jsonPath === jsonPath));
+    });
+  }
+});
+
+describe('Flux short names', () => {
+  for (const [kind, shortName] of [
+    ['GitRepository', 'gitrepo'],
+    ['OCIRepository', 'ocirepo'],
+    ['Kustomization', 'ks'],
+  ]) {
+    test(`${kind} is ${shortName}`, () => {
+      assert.ok(crdFor(KINDS.find((k) => k.kind === kind)!).spec.names.shortNames?.includes(shortName!));
+    });
+  }
+});
+
+describe('CEL rules', () => {
+  test('every kind lists the rules of its schema, each with a message', () => {
+    for (const def of KINDS) {
+      for (const rule of def.celRules) {
+        assert.ok(rule.rule.length > 0 && rule.message.length > 0, `${def.kind}${rule.path}`);
+      }
+    }
+  });
+
+  const expected: [string, string][] = [
+    ['GitRepository', '.spec'],
+    ['OCIRepository', '.spec.ref'],
+    ['Kustomization', '.spec.kubeConfig'],
+    ['Provider', '.spec'],
+    ['Receiver', '.spec'],
+    ['Receiver', '.spec.resources[*]'],
+    ['ImagePolicy', '.spec'],
+    ['ImagePolicy', '.spec.policy'],
+  ];
+  for (const [kind, path] of expected) {
+    test(`${kind} has a rule at ${path}`, () => {
+      assert.ok(KINDS.find((k) => k.kind === kind)!.celRules.some((r) => r.path === path));
+    });
+  }
+
+  test('rules are emitted as x-kubernetes-validations', () => {
+    assert.ok(Array.isArray(child(schemaOf('ImagePolicy'), 'spec', 'policy')['x-kubernetes-validations']));
+  });
+});
+
+describe('YAML output', () => {
+  test('parses back to the same CRD', () => {
+    for (const crd of crds()) assert.deepEqual(parse(toYAML(crd)), JSON.parse(JSON.stringify(crd)));
+  });
+
+  test('is identical across renders', () => {
+    assert.deepEqual(renderCrdFiles(), renderCrdFiles());
+  });
+
+  test('quotes scalars a YAML 1.1 parser would retype', () => {
+    assert.match(
+      toYAML({ status: ['True', 'False'], mode: '0755', on: 'yes' }),
+      /"True"[\s\S]*"False"[\s\S]*"0755"[\s\S]*"yes"/,
+    );
+  });
+
+  test('names one file per CRD, <group>_<plural>.yaml', () => {
+    assert.deepEqual([...renderCrdFiles().keys()], KINDS.map(crdFileName).sort());
+    assert.equal(crdFileName(KINDS[0]!), 'source.mooring.dev_gitrepositories.yaml');
+  });
+});

@@ -1,0 +1,21 @@
+import assert from 'node:assert/strict';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { renderCrdFiles } from './crd.ts';
+
+const CRDS_DIR = fileURLToPath(new URL('../../../crds/', import.meta.url));
+
+test('crds/ matches the schemas in shared/api', async () => {
+  const wanted = renderCrdFiles();
+  const present = (await readdir(CRDS_DIR)).filter((name) => name.endsWith('.yaml'));
+  const problems: string[] = [];
+  for (const [name, text] of wanted) {
+    if (!present.includes(name)) problems.push(`crds/${name} is missing`);
+    else if ((await readFile(join(CRDS_DIR, name), 'utf8')) !== text)
+      problems.push(`crds/${name} is out of date`);
+  }
+  for (const name of present) if (!wanted.has(name)) problems.push(`crds/${name} matches no kind`);
+  assert.deepEqual(problems, [], `crds/ is stale; run \`npm run gen-crds\`:\n${problems.join('\n')}`);
+});

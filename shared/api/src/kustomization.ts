@@ -1,0 +1,206 @@
+import { type Static, Type } from '@sinclair/typebox';
+import {
+  Duration,
+  LocalObjectReference,
+  NamespacedObjectKindReference,
+  ReconcileStatus,
+  SecretKeyReference,
+  SecretRef,
+} from './common.ts';
+import { KUSTOMIZE_API_VERSION } from './groups.ts';
+import { CustomHealthCheck, DriftIgnoreRule, ImageOverride, Patch } from './kustomize-overrides.ts';
+import { KubeObject } from './object.ts';
+import { cel, DateTime, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
+
+/** Source kinds a Kustomization can read; Flux's Bucket and ExternalArtifact have no Mooring twin. */
+export const KUSTOMIZATION_SOURCE_KINDS = ['GitRepository', 'OCIRepository'] as const;
+export const DELETION_POLICIES = ['MirrorPrune', 'Delete', 'WaitForTermination', 'Orphan'] as const;
+export const SUBSTITUTE_STRATEGIES = ['WithVariables', 'Always'] as const;
+export const BUILD_METADATA_OPTIONS = ['originAnnotations', 'transformerAnnotations'] as const;
+
+export const KustomizationSourceReference = Type.Object({
+  apiVersion: Type.Optional(Type.String({ description: 'API version of the source.' })),
+  kind: StringEnum(KUSTOMIZATION_SOURCE_KINDS, { description: 'Kind of the source.' }),
+  name: Type.String({ description: 'Name of the source.' }),
+  namespace: Type.Optional(
+    Type.String({ description: "Namespace of the source, the Kustomization's namespace by default." }),
+  ),
+});
+export type KustomizationSourceReference = Static<typeof KustomizationSourceReference>;
+
+export const DependencyReference = Type.Object({
+  name: Type.String({ description: 'Name of the Kustomization depended on.' }),
+  namespace: Type.Optional(Type.String({ description: "Its namespace, this one's by default." })),
+  readyExpr: Type.Optional(
+    Type.String({ description: 'CEL over `dep` and `self` replacing the built-in readiness check.' }),
+  ),
+});
+export type DependencyReference = Static<typeof DependencyReference>;
+
+export const SubstituteReference = Type.Object({
+  kind: StringEnum(['Secret', 'ConfigMap'], { description: 'Kind of the object holding variables.' }),
+  name: Type.String({ description: 'Its name, in the same namespace.', minLength: 1, maxLength: 253 }),
+  optional: Type.Optional(
+    Type.Boolean({ description: 'Treat a missing object as empty instead of failing.', default: false }),
+  ),
+});
+
+export const PostBuild = Type.Object({
+  substitute: Type.Optional(StringMap({ description: 'Variables substituted into the built manifests.' })),
+  substituteFrom: Type.Optional(
+    Type.Array(SubstituteReference, {
+      description: 'ConfigMaps and Secrets whose data keys are variables; later entries win.',
+    }),
+  ),
+  substituteStrategy: Type.Optional(
+    StringEnum(SUBSTITUTE_STRATEGIES, {
+      description: "'WithVariables' (default) skips substitution when no variable is set; 'Always' runs it.",
+    }),
+  ),
+});
+export type PostBuild = Static<typeof PostBuild>;
+
+export const Decryption = Type.Object({
+  provider: StringEnum(['sops'], { description: 'Decryption engine.' }),
+  secretRef: Type.Optional(SecretRef('with decryption keys (*.agekey, *.asc, sops.* credentials).')),
+  serviceAccountName: Type.Optional(
+    Type.String({ description: 'ServiceAccount for cloud KMS access; static keys in secretRef win.' }),
+  ),
+});
+export type Decryption = Static<typeof Decryption>;
+
+export const KubeConfigReference = Type.Object(
+  {
+    secretRef: Type.Optional(
+      withDescription(
+        SecretKeyReference,
+        "Secret with a kubeconfig; key 'value' or 'value.yaml' by default.",
+      ),
+    ),
+    configMapRef: Type.Optional(
+      withDescription(LocalObjectReference, 'ConfigMap describing a cluster reached with workload identity.'),
+    ),
+  },
+  cel({
+    rule: 'has(self.secretRef) != has(self.configMapRef)',
+    message: 'set exactly one of secretRef and configMapRef',
+  }),
+);
+
+export const CommonMetadata = Type.Object({
+  labels: Type.Optional(StringMap({ description: 'Labels added to every applied object.' })),
+  annotations: Type.Optional(StringMap({ description: 'Annotations added to every applied object.' })),
+});
+
+export const KustomizationSpec = Type.Object(
+  {
+    sourceRef: withDescription(KustomizationSourceReference, 'Source whose artifact holds the manifests.'),
+    path: Type.Optional(Type.String({ description: 'Directory in the artifact, its root by default.' })),
+    interval: Duration('How often to reconcile and correct drift.'),
+    retryInterval: Type.Optional(Duration('How soon to retry after a failure, interval by default.')),
+    timeout: Type.Optional(
+      Duration('Timeout of build, apply, health checks and prune; interval - 30s by default, at least 30s.'),
+    ),
+    prune: Type.Boolean({ description: 'Delete objects that are no longer in the source.' }),
+    deletionPolicy: Type.Optional(
+      StringEnum(DELETION_POLICIES, {
+        description: "What deleting the Kustomization does to its objects; 'MirrorPrune' follows prune.",
+      }),
+    ),
+    targetNamespace: Type.Optional(
+      Type.String({ description: 'Namespace set on every namespaced object.', minLength: 1, maxLength: 63 }),
+    ),
+    dependsOn: Type.Optional(
+      Type.Array(DependencyReference, { description: 'Kustomizations that must be ready first.' }),
+    ),
+    healthChecks: Type.Optional(
+      Type.Array(NamespacedObjectKindReference, { description: 'Objects that must become healthy.' }),
+    ),
+    healthCheckExprs: Type.Optional(
+      Type.Array(CustomHealthCheck, { description: 'CEL health rules for custom resources.' }),
+    ),
+    wait: Type.Optional(
+      Type.Boolean({ description: 'Wait for every applied object to be healthy; healthChecks is ignored.' }),
+    ),
+    force: Type.Optional(
+      Type.Boolean({ description: 'Recreate objects whose immutable fields changed.', default: false }),
+    ),
+    postBuild: Type.Optional(withDescription(PostBuild, 'Variable substitution after the build.')),
+    decryption: Type.Optional(withDescription(Decryption, 'Decrypt SOPS-encrypted manifests.')),
+    serviceAccountName: Type.Optional(
+      Type.String({ description: 'ServiceAccount to impersonate when applying.' }),
+    ),
+    kubeConfig: Type.Optional(withDescription(KubeConfigReference, 'Apply to a remote cluster.')),
+    patches: Type.Optional(Type.Array(Patch, { description: 'Kustomize patches.' })),
+    images: Type.Optional(Type.Array(ImageOverride, { description: 'Kustomize image overrides.' })),
+    namePrefix: Type.Optional(
+      Type.String({ description: 'Prefix for the names of all objects.', minLength: 1, maxLength: 200 }),
+    ),
+    nameSuffix: Type.Optional(
+      Type.String({ description: 'Suffix for the names of all objects.', minLength: 1, maxLength: 200 }),
+    ),
+    commonMetadata: Type.Optional(
+      withDescription(CommonMetadata, 'Labels and annotations for every object (not selectors).'),
+    ),
+    components: Type.Optional(
+      Type.Array(Type.String(), { description: 'Kustomize components, relative to path.' }),
+    ),
+    ignoreMissingComponents: Type.Optional(
+      Type.Boolean({ description: 'Drop component paths that do not exist.' }),
+    ),
+    buildMetadata: Type.Optional(
+      Type.Array(StringEnum(BUILD_METADATA_OPTIONS), { description: 'Kustomize buildMetadata options.' }),
+    ),
+    ignore: Type.Optional(Type.Array(DriftIgnoreRule, { description: 'Fields whose drift is ignored.' })),
+    suspend: Type.Optional(Type.Boolean({ description: 'Stop reconciling this object.' })),
+  },
+  { description: 'What to build from a source and how to apply it.' },
+);
+export type KustomizationSpec = Static<typeof KustomizationSpec>;
+
+/** Objects applied by the last successful reconcile; id is <namespace>_<name>_<group>_<kind>. */
+export const ResourceInventory = Type.Object({
+  entries: Type.Array(
+    Type.Object({
+      id: Type.String({ description: '<namespace>_<name>_<group>_<kind>, empty parts for core/cluster.' }),
+      v: Type.String({ description: 'API version.' }),
+    }),
+  ),
+});
+export type ResourceInventory = Static<typeof ResourceInventory>;
+
+/** One distinct outcome of recent reconciles (Flux meta.History snapshot). */
+export const HistorySnapshot = Type.Object({
+  digest: Type.String({ description: 'sha256 of the built manifests.' }),
+  firstReconciled: DateTime(),
+  lastReconciled: DateTime(),
+  lastReconciledDuration: Type.String({ description: 'Duration of the last reconcile.' }),
+  lastReconciledStatus: Type.String({ description: 'Ready reason of the last reconcile.' }),
+  totalReconciliations: Int64(),
+  metadata: Type.Optional(StringMap({ description: 'revision, originRevision, ...' })),
+});
+export type HistorySnapshot = Static<typeof HistorySnapshot>;
+
+export const KustomizationStatus = ReconcileStatus(
+  {
+    lastAppliedRevision: Type.Optional(Type.String({ description: 'Source revision last applied.' })),
+    lastAppliedOriginRevision: Type.Optional(
+      Type.String({ description: 'Origin revision (e.g. org.opencontainers.image.revision) last applied.' }),
+    ),
+    lastAttemptedRevision: Type.Optional(Type.String({ description: 'Source revision last attempted.' })),
+    inventory: Type.Optional(withDescription(ResourceInventory, 'Objects applied by the last reconcile.')),
+    history: Type.Optional(
+      Type.Array(HistorySnapshot, { description: 'Last reconcile outcomes, newest first, at most 5.' }),
+    ),
+  },
+  'Observed state of the Kustomization.',
+);
+export type KustomizationStatus = Static<typeof KustomizationStatus>;
+
+export const Kustomization = KubeObject(
+  KUSTOMIZE_API_VERSION,
+  'Kustomization',
+  KustomizationSpec,
+  KustomizationStatus,
+);
+export type Kustomization = Static<typeof Kustomization>;

@@ -1,0 +1,441 @@
+import { ApiError } from './api-error.ts';
+import { type Clock, jitter, systemClock } from './clock.ts';
+import {
+  type Condition,
+  conditionsEqual,
+  getCondition,
+  markReady,
+  markReconciling,
+  markStalled,
+  setCondition,
+} from './conditions.ts';
+import { parseDuration } from './duration.ts';
+import { Informer } from './informer.ts';
+import type { KubeClient } from './kube-client.ts';
+import { type KubeObject, objectKey } from './kube-object.ts';
+import { RetryableError, StalledError, WaitingError } from './reconcile-errors.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** `reconcile.mooring.dev/requestedAt`: any new value asks for a reconcile now. */
+export const REQUESTED_AT_ANNOTATION = 'reconcile.mooring.dev/requestedAt';
+/** The field manager of every write the runtime makes. */
+export const FIELD_MANAGER = 'mooring';
+
+/** The shape every Mooring object shares: a spec that may suspend it and a kstatus status. */
+export interface MooringObject extends KubeObject {
+  spec?: { suspend?: boolean; interval?: string; [key: string]: unknown };
+  status?: MooringStatus;
+}
+
+export interface MooringStatus {
+  observedGeneration?: number;
+  lastHandledReconcileAt?: string;
+  conditions?: Condition[];
+  [key: string]: unknown;
+}
+
+/** What a reconcile may log with; pino's Logger fits. */
+export interface RuntimeLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  child(bindings: Record<string, unknown>): RuntimeLogger;
+}
+
+/** What the controller reports; the Metrics class fits. */
+export interface ControllerMetrics {
+  observeReconcile(kind: string, result: ReconcileOutcome, seconds: number): void;
+  setQueueDepth(kind: string, depth: number): void;
+  setConditions(kind: string, namespace: string, name: string, conditions: Condition[]): void;
+  deleteObject(kind: string, namespace: string, name: string): void;
+}
+
+/** Where events go; the EventRecorder fits. */
+export interface ControllerEvents {
+  record(
+    obj: KubeObject,
+    event: { severity: 'info' | 'error'; reason: string; message: string; metadata?: Record<string, string> },
+  ): void;
+}
+
+export type ReconcileOutcome = 'success' | 'error' | 'stalled' | 'dependency';
+
+export interface ReconcileContext {
+  /** The status being built; written once when the reconcile ends. Conditions are set through `setCondition`. */
+  status: MooringStatus;
+  setCondition(type: string, status: 'True' | 'False' | 'Unknown', reason: string, message: string): void;
+  event(severity: 'info' | 'error', reason: string, message: string, metadata?: Record<string, string>): void;
+  log: RuntimeLogger;
+  /** Aborts when the operator shuts down and its grace period is over. */
+  signal: AbortSignal;
+  now(): Date;
+}
+
+export interface ReconcileResult {
+  /** Ready's message on success. */
+  message: string;
+  reason?: string;
+  /** Next reconcile; defaults to `spec.interval`. */
+  requeueAfterMs?: number;
+  /** Carried in the Ready event's metadata (the event contract's `revision`). */
+  revision?: string;
+}
+
+/** One kind's reconcile logic; the runtime does queues, finalizers, suspend, status and events. */
+export interface Reconciler<T extends MooringObject> {
+  apiVersion: string;
+  kind: string;
+  /** Added on first reconcile; `finalize` runs before it is removed on delete. */
+  finalizer?: string;
+  /** Used when the object has no `spec.interval`. */
+  defaultIntervalMs: number;
+  reconcile(obj: T, ctx: ReconcileContext): Promise<ReconcileResult>;
+  finalize?(obj: T, ctx: ReconcileContext): Promise<void>;
+}
+
+export interface ControllerOptions {
+  client: KubeClient;
+  concurrent?: number;
+  namespace?: string;
+  labelSelector?: string;
+  clock?: Clock;
+  log: RuntimeLogger;
+  metrics?: ControllerMetrics;
+  events?: ControllerEvents;
+  reportingController: string;
+  /** Overrides for the informer and queue, for tests. */
+  informer?: { relistIntervalMs?: number; watchTimeoutSeconds?: number };
+  queue?: { baseDelayMs?: number; maxDelayMs?: number };
+}
+
+const requestedAt = (obj: KubeObject) => obj.metadata.annotations?.[REQUESTED_AT_ANNOTATION];
+
+/** Only changes a user makes call for a reconcile; the runtime's own status writes do not. */
+function needsReconcile(old: KubeObject, cur: KubeObject): boolean {
+  return (
+    old.metadata.generation !== cur.metadata.generation ||
+    requestedAt(old) !== requestedAt(cur) ||
+    (!old.metadata.deletionTimestamp && !!cur.metadata.deletionTimestamp)
+  );
+}
+
+/**
+ * Runs one Reconciler: an informer feeds a work queue, `concurrent` workers take keys (never the
+ * same key twice at once), and every pass ends in at most one status write and, on a Ready
+ * transition, one event.
+ */
+export class Controller<T extends MooringObject> {
+  readonly informer: Informer<T>;
+  readonly queue: WorkQueue;
+  readonly #r: Reconciler<T>;
+  readonly #o: ControllerOptions;
+  readonly #clock: Clock;
+  readonly #workers: Promise<void>[] = [];
+  readonly #inFlight = new Set<Promise<void>>();
+  #hardStop = new AbortController();
+
+  constructor(reconciler: Reconciler<T>, options: ControllerOptions) {
+    this.#r = reconciler;
+    this.#o = options;
+    this.#clock = options.clock ?? systemClock;
+    this.queue = new WorkQueue({ clock: this.#clock, ...options.queue });
+    this.informer = new Informer<T>(options.client, {
+      apiVersion: reconciler.apiVersion,
+      kind: reconciler.kind,
+      namespace: options.namespace,
+      labelSelector: options.labelSelector,
+      clock: this.#clock,
+      ...options.informer,
+      onError: (err, attempt) =>
+        options.log.warn(
+          { kind: reconciler.kind, attempt, err: err.message },
+          'informer restarting after error',
+        ),
+    });
+    this.informer.on((e) => {
+      const key = objectKey(e.object);
+      if (e.type === 'deleted') {
+        this.#o.metrics?.deleteObject(
+          this.#r.kind,
+          e.object.metadata.namespace ?? '',
+          e.object.metadata.name ?? '',
+        );
+        this.queue.forget(key);
+        return;
+      }
+      if (e.type === 'added' || (e.old && needsReconcile(e.old, e.object))) this.queue.add(key);
+      this.#o.metrics?.setQueueDepth(this.#r.kind, this.queue.pending);
+    });
+  }
+
+  get kind(): string {
+    return this.#r.kind;
+  }
+
+  /** Fills the cache, then starts the workers. */
+  async start(): Promise<void> {
+    this.#hardStop = new AbortController();
+    await this.informer.start();
+    for (let i = 0; i < (this.#o.concurrent ?? 4); i++) this.#workers.push(this.#worker());
+  }
+
+  /**
+   * Stops taking work, lets reconciles in flight finish for up to `graceMs`, then aborts their
+   * signal and waits for them to return.
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.queue.shutDown();
+    await this.informer.stop();
+    const inFlight = Promise.all([...this.#inFlight]);
+    let timer: ReturnType<Clock['setTimeout']> | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = this.#clock.setTimeout(resolve, graceMs);
+    });
+    await Promise.race([inFlight, deadline]);
+    if (timer) this.#clock.clearTimeout(timer);
+    this.#hardStop.abort();
+    await Promise.all(this.#workers);
+  }
+
+  async #worker(): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      const run = this.#process(key).finally(() => {
+        this.queue.done(key);
+        this.#inFlight.delete(run);
+        this.#o.metrics?.setQueueDepth(this.#r.kind, this.queue.pending);
+      });
+      this.#inFlight.add(run);
+      await run;
+    }
+  }
+
+  async #process(key: string): Promise<void> {
+    const obj = this.informer.get(key);
+    if (!obj) {
+      this.queue.forget(key);
+      return;
+    }
+    const log = this.#o.log.child({
+      kind: this.#r.kind,
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.name,
+      reconcileID: Math.random().toString(36).slice(2, 10),
+    });
+    const started = this.#clock.now();
+    let outcome: ReconcileOutcome = 'success';
+    try {
+      outcome = await this.#reconcileObject(obj, log);
+    } catch (err) {
+      // Only status writes and finalizer edits get here; the reconcile's own errors are handled inside.
+      outcome = 'error';
+      log.error({ err: (err as Error).message }, 'reconcile bookkeeping failed');
+      this.queue.addRateLimited(key);
+    } finally {
+      this.#o.metrics?.observeReconcile(this.#r.kind, outcome, (this.#clock.now() - started) / 1000);
+    }
+  }
+
+  #context(obj: T, status: MooringStatus, log: RuntimeLogger): ReconcileContext {
+    const now = () => new Date(this.#clock.now());
+    return {
+      status,
+      setCondition: (type, s, reason, message) => {
+        status.conditions = setCondition(
+          status.conditions,
+          { type, status: s, reason, message, observedGeneration: obj.metadata.generation },
+          now(),
+        );
+      },
+      event: (severity, reason, message, metadata) =>
+        this.#o.events?.record(obj, { severity, reason, message, metadata }),
+      log,
+      signal: this.#hardStop.signal,
+      now,
+    };
+  }
+
+  async #reconcileObject(obj: T, log: RuntimeLogger): Promise<ReconcileOutcome> {
+    const key = objectKey(obj);
+    if (obj.metadata.deletionTimestamp) {
+      await this.#finalize(obj, log);
+      return 'success';
+    }
+    if (obj.spec?.suspend) {
+      log.debug({}, 'suspended; skipping');
+      return 'success';
+    }
+    const current = await this.#ensureFinalizer(obj);
+    const status: MooringStatus = structuredClone(current.status ?? {});
+    const before = structuredClone(status);
+    const ctx = this.#context(current, status, log);
+    const generation = current.metadata.generation;
+    const now = ctx.now();
+    let outcome: ReconcileOutcome;
+    let revision: string | undefined;
+    try {
+      const result = await this.#r.reconcile(current, ctx);
+      revision = result.revision;
+      status.conditions = markReady(
+        status.conditions,
+        result.reason ?? 'ReconciliationSucceeded',
+        result.message,
+        generation,
+        now,
+      );
+      status.observedGeneration = generation;
+      this.queue.forget(key);
+      this.queue.addAfter(key, jitter(result.requeueAfterMs ?? this.#interval(current), 0.05));
+      outcome = 'success';
+    } catch (err) {
+      const message = (err as Error).message;
+      if (err instanceof StalledError) {
+        status.conditions = markStalled(status.conditions, err.reason, message, generation, now);
+        status.observedGeneration = generation;
+        this.queue.forget(key);
+        outcome = 'stalled';
+        log.warn(
+          { reason: err.reason, err: message },
+          'stalled: retrying cannot help until the spec changes',
+        );
+      } else if (err instanceof WaitingError) {
+        status.conditions = markReconciling(status.conditions, err.reason, message, generation, now);
+        status.conditions = setCondition(
+          status.conditions,
+          { type: 'Ready', status: 'False', reason: err.reason, message, observedGeneration: generation },
+          now,
+        );
+        this.queue.addAfter(key, jitter(err.requeueAfterMs, 0.05));
+        outcome = 'dependency';
+        log.info({ reason: err.reason, msg: message }, 'waiting');
+      } else {
+        const reason = err instanceof RetryableError ? err.reason : 'ReconciliationFailed';
+        status.conditions = markReconciling(
+          status.conditions,
+          'ProgressingWithRetry',
+          message,
+          generation,
+          now,
+        );
+        status.conditions = setCondition(
+          status.conditions,
+          { type: 'Ready', status: 'False', reason, message, observedGeneration: generation },
+          now,
+        );
+        this.queue.addRateLimited(key);
+        outcome = 'error';
+        log.error({ reason, err: message, failures: this.queue.failures(key) }, 'reconcile failed');
+      }
+    }
+    const handled = requestedAt(current);
+    if (handled !== undefined) status.lastHandledReconcileAt = handled;
+    await this.#writeStatus(current, before, status);
+    this.#announce(current, before, status, revision);
+    return outcome;
+  }
+
+  #interval(obj: T): number {
+    const spec = obj.spec?.interval;
+    if (typeof spec === 'string') {
+      try {
+        return parseDuration(spec);
+      } catch {
+        /* the CRD validates intervals; fall back if one slips through */
+      }
+    }
+    return this.#r.defaultIntervalMs;
+  }
+
+  /** An event only when Ready changes status or reason, so a steady object stays quiet. */
+  #announce(obj: T, before: MooringStatus, after: MooringStatus, revision: string | undefined): void {
+    const was = getCondition(before.conditions, 'Ready');
+    const is = getCondition(after.conditions, 'Ready');
+    if (is)
+      this.#o.metrics?.setConditions(
+        this.#r.kind,
+        obj.metadata.namespace ?? '',
+        obj.metadata.name ?? '',
+        after.conditions ?? [],
+      );
+    if (!is || (was && was.status === is.status && was.reason === is.reason)) return;
+    this.#o.events?.record(obj, {
+      severity: is.status === 'False' ? 'error' : 'info',
+      reason: is.reason,
+      message: is.message,
+      metadata: revision ? { revision } : undefined,
+    });
+  }
+
+  /** One status write per reconcile, skipped when nothing changed; a conflict retries on a fresh read. */
+  async #writeStatus(obj: T, before: MooringStatus, after: MooringStatus): Promise<void> {
+    const { conditions: bc, ...restBefore } = before;
+    const { conditions: ac, ...restAfter } = after;
+    if (conditionsEqual(bc ?? [], ac ?? []) && JSON.stringify(restBefore) === JSON.stringify(restAfter))
+      return;
+    const body = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace },
+      status: after,
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.#o.client.applyStatus(body, { fieldManager: FIELD_MANAGER, force: true });
+        return;
+      } catch (err) {
+        if (err instanceof ApiError && err.isNotFound) return;
+        if (!(err instanceof ApiError && err.isConflict) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  async #ensureFinalizer(obj: T): Promise<T> {
+    const f = this.#r.finalizer;
+    if (!f || obj.metadata.finalizers?.includes(f)) return obj;
+    return this.#setFinalizers(obj, [...(obj.metadata.finalizers ?? []), f]);
+  }
+
+  async #finalize(obj: T, log: RuntimeLogger): Promise<void> {
+    const f = this.#r.finalizer;
+    if (!f || !obj.metadata.finalizers?.includes(f)) return;
+    if (this.#r.finalize) {
+      const status = structuredClone(obj.status ?? {});
+      await this.#r.finalize(obj, this.#context(obj, status, log));
+    }
+    await this.#setFinalizers(
+      obj,
+      obj.metadata.finalizers.filter((x) => x !== f),
+    );
+    log.info({}, 'finalized');
+  }
+
+  /** Replaces the finalizer list guarded by resourceVersion; on conflict re-reads and tries again. */
+  async #setFinalizers(obj: T, finalizers: string[]): Promise<T> {
+    const key = {
+      apiVersion: obj.apiVersion,
+      kind: obj.kind,
+      name: obj.metadata.name ?? '',
+      namespace: obj.metadata.namespace,
+    };
+    let current = obj;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#o.client.mergePatch<T>(key, {
+          metadata: { finalizers, resourceVersion: current.metadata.resourceVersion },
+        });
+      } catch (err) {
+        if (!(err instanceof ApiError && err.isConflict) || attempt >= 3) throw err;
+        current = await this.#o.client.get<T>(key);
+        const had = new Set(obj.metadata.finalizers ?? []);
+        const want = new Set(finalizers);
+        // Re-apply only our own change on top of whatever others did meanwhile.
+        finalizers = [
+          ...(current.metadata.finalizers ?? []).filter((x) => want.has(x) || !had.has(x)),
+          ...finalizers.filter((x) => !(current.metadata.finalizers ?? []).includes(x)),
+        ];
+      }
+    }
+  }
+}

@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeClock } from './fake-clock.ts';
+import { WorkQueue } from './work-queue.ts';
+
+const noJitter = () => 0.5;
+
+function queue(options: ConstructorParameters<typeof WorkQueue>[0] = {}) {
+  const clock = new FakeClock();
+  return { clock, q: new WorkQueue({ clock, random: noJitter, ...options }) };
+}
+
+/** What a promise has resolved with so far, after letting pending continuations run. */
+async function peek<T>(p: Promise<T>): Promise<{ value: T } | 'pending'> {
+  let state: { value: T } | 'pending' = 'pending';
+  void p.then((value) => {
+    state = { value };
+  });
+  await new Promise(setImmediate);
+  return state;
+}
+
+/** Drains every ready key in order, marking each done. */
+async function drain(q: WorkQueue): Promise<string[]> {
+  const keys: string[] = [];
+  while (q.length > 0) {
+    const key = (await q.get())!;
+    keys.push(key);
+    q.done(key);
+  }
+  return keys;
+}
+
+test('add deduplicates a waiting key', async () => {
+  const { q } = queue();
+  q.add('ns/a');
+  q.add('ns/b');
+  q.add('ns/a');
+  assert.equal(q.length, 2);
+  assert.equal(q.pending, 2);
+  assert.deepEqual(await drain(q), ['ns/a', 'ns/b']);
+});
+
+test('ready keys are served FIFO and a re-added key keeps its place', async () => {
+  const { q } = queue();
+  for (const k of ['a', 'b', 'c', 'a', 'b']) q.add(k);
+  assert.deepEqual(await drain(q), ['a', 'b', 'c']);
+});
+
+test('a key is never handed to two concurrent getters', async () => {
+  const { q } = queue();
+  const first = q.get();
+  const second = q.get();
+  q.add('a');
+  assert.equal(await first, 'a');
+  q.add('a');
+  assert.equal(await peek(second), 'pending', 'a is processing, so the second worker must wait');
+  assert.equal(q.length, 0);
+  assert.equal(q.pending, 1);
+  q.add('b');
+  assert.equal(await second, 'b');
+  q.done('a');
+  assert.equal(q.length, 1);
+  assert.equal(await q.get(), 'a');
+});
+
+test('a key added while processing is ready again only after done, once', async () => {
+  const { q } = queue();
+  q.add('a');
+  assert.equal(await q.get(), 'a');
+  q.add('a');
+  q.add('a');
+  assert.equal(q.length, 0);
+  q.done('a');
+  assert.equal(q.length, 1);
+  assert.equal(await q.get(), 'a');
+  q.done('a');
+  assert.equal(q.length, 0);
+  assert.equal(q.pending, 0);
+});
+
+test('done on a key that was not re-added does not requeue it; done of an unknown key is ignored', async () => {
+  const { q } = queue();
+  q.add('a');
+  await q.get();
+  q.done('a');
+  q.done('never');
+  assert.equal(q.length, 0);
+  assert.equal(q.pending, 0);
+});
+
+test('addAfter makes the key ready when the clock reaches the delay', async () => {
+  const { q, clock } = queue();
+  q.addAfter('a', 1000);
+  assert.equal(q.length, 0);
+  assert.equal(q.pending, 1);
+  const got = q.get();
+  clock.advance(999);
+  assert.equal(await peek(got), 'pending');
+  clock.advance(1);
+  assert.equal(await got, 'a');
+});
+
+test('addAfter: the earliest pending delay wins', async () => {
+  for (const delays of [
+    [5000, 1000],
+    [1000, 5000],
+  ]) {
+    const { q, clock } = queue();
+    for (const d of delays) q.addAfter('a', d);
+    assert.equal(clock.timerCount, 1);
+    clock.advance(1000);
+    assert.deepEqual(await drain(q), ['a'], `delays ${delays}`);
+    clock.advance(10_000);
+    assert.equal(q.length, 0, `delays ${delays}: the later delay must not fire too`);
+  }
+});
+
+test('add supersedes a pending delay', async () => {
+  const { q, clock } = queue();
+  q.addAfter('a', 1000);
+  q.add('a');
+  assert.equal(clock.timerCount, 0);
+  assert.deepEqual(await drain(q), ['a']);
+  clock.advance(1000);
+  assert.equal(q.length, 0);
+});
+
+test('addAfter is ignored for a key that is ready or due again after processing', async () => {
+  const { q, clock } = queue();
+  q.add('a');
+  q.addAfter('a', 1000);
+  assert.equal(clock.timerCount, 0);
+  assert.equal(await q.get(), 'a');
+  q.add('a');
+  q.addAfter('a', 1000);
+  assert.equal(clock.timerCount, 0);
+});
+
+test('addAfter while processing readies the key after done', async () => {
+  const { q, clock } = queue();
+  q.add('a');
+  assert.equal(await q.get(), 'a');
+  q.addAfter('a', 100);
+  q.done('a');
+  assert.equal(q.length, 0);
+  assert.equal(q.pending, 1);
+  clock.advance(100);
+  assert.equal(q.length, 1);
+
+  // The delay may also fall due before done: then done makes it ready.
+  assert.equal(await q.get(), 'a');
+  q.addAfter('a', 100);
+  clock.advance(100);
+  assert.equal(q.length, 0);
+  q.done('a');
+  assert.equal(q.length, 1);
+});
+
+test('addAfter with no delay is an add', () => {
+  const { q, clock } = queue();
+  q.addAfter('a', 0);
+  q.addAfter('b', -5);
+  assert.equal(q.length, 2);
+  assert.equal(clock.timerCount, 0);
+});
+
+test('addRateLimited backs off exponentially up to the cap, counting failures', async () => {
+  const { q, clock } = queue({ baseDelayMs: 100, maxDelayMs: 1000 });
+  const waits: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    q.addRateLimited('a');
+    const start = clock.now();
+    while (q.length === 0) clock.advance(1);
+    waits.push(clock.now() - start);
+    assert.equal(await q.get(), 'a');
+    q.done('a');
+  }
+  assert.deepEqual(waits, [100, 200, 400, 800, 1000, 1000]);
+  assert.equal(q.failures('a'), 6);
+  assert.equal(q.failures('b'), 0);
+});
+
+test('addRateLimited applies jitter', () => {
+  const { q, clock } = queue({ baseDelayMs: 1000, random: () => 1 });
+  q.addRateLimited('a');
+  clock.advance(1099);
+  assert.equal(q.length, 0);
+  clock.advance(1);
+  assert.equal(q.length, 1);
+});
+
+test('forget resets the failure count and so the backoff', async () => {
+  const { q, clock } = queue({ baseDelayMs: 100, maxDelayMs: 1000 });
+  for (let i = 0; i < 3; i++) {
+    q.addRateLimited('a');
+    clock.advance(1000);
+    assert.equal(await q.get(), 'a');
+    q.done('a');
+  }
+  assert.equal(q.failures('a'), 3);
+  q.forget('a');
+  assert.equal(q.failures('a'), 0);
+  q.addRateLimited('a');
+  clock.advance(99);
+  assert.equal(q.length, 0);
+  clock.advance(1);
+  assert.equal(q.length, 1, 'after forget the delay starts again at base');
+});
+
+test('shutDown releases waiting getters and stops the queue', async () => {
+  const { q, clock } = queue();
+  const getters = [q.get(), q.get()];
+  q.addAfter('later', 1000);
+  q.shutDown();
+  assert.deepEqual(await Promise.all(getters), [undefined, undefined]);
+  assert.equal(clock.timerCount, 0);
+  assert.equal(q.shuttingDown, true);
+  q.add('a');
+  q.addAfter('b', 10);
+  q.addRateLimited('c');
+  clock.advance(10_000);
+  assert.equal(q.length, 0);
+  assert.equal(await q.get(), undefined);
+});
+
+test('shutDown leaves keys being processed to finish', async () => {
+  const { q } = queue();
+  q.add('a');
+  assert.equal(await q.get(), 'a');
+  q.add('a');
+  q.shutDown();
+  assert.equal(q.pending, 1);
+  q.done('a');
+  assert.equal(q.pending, 0);
+  assert.equal(q.length, 0);
+});
+
+test('get resolves undefined when its signal aborts, and the key goes to the next getter', async () => {
+  const { q } = queue();
+  const ac = new AbortController();
+  const aborted = q.get(ac.signal);
+  const next = q.get();
+  ac.abort();
+  assert.equal(await aborted, undefined);
+  q.add('a');
+  assert.equal(await next, 'a');
+  assert.equal(await q.get(ac.signal), undefined, 'an already aborted signal');
+});
+
+test('pending counts distinct keys ready, delayed or processing', async () => {
+  const { q } = queue();
+  q.add('a');
+  q.add('b');
+  q.addAfter('c', 100);
+  assert.equal(q.pending, 3);
+  assert.equal(await q.get(), 'a');
+  q.addAfter('a', 100);
+  assert.equal(q.pending, 3, 'a is processing and delayed: counted once');
+  assert.equal(q.length, 1);
+});
+
+test('rejects nonsensical options', () => {
+  assert.throws(() => new WorkQueue({ baseDelayMs: 10, maxDelayMs: 5 }), /invalid work queue options/);
+  assert.throws(() => new WorkQueue({ jitterFraction: 2 }), /invalid work queue options/);
+});

@@ -1,0 +1,203 @@
+import { backoffDelay } from './backoff.ts';
+import { type Clock, systemClock, type TimerHandle } from './clock.ts';
+
+export interface WorkQueueOptions {
+  clock?: Clock;
+  /** First retry delay of `addRateLimited`; doubles with each further failure. */
+  baseDelayMs?: number;
+  /** Longest retry delay of `addRateLimited`. */
+  maxDelayMs?: number;
+  /** Retry delays are spread by ± this fraction. */
+  jitterFraction?: number;
+  /** Source of randomness for jitter; `() => 0.5` disables it. */
+  random?: () => number;
+}
+
+interface Waiter {
+  resolve(key: string | undefined): void;
+  signal: AbortSignal | undefined;
+  onAbort: () => void;
+}
+
+/**
+ * The controller work queue (client-go's rate-limited delaying queue): keys are deduplicated,
+ * served first in first out, and never handed to two workers at once; a key added while it is
+ * being processed is served again only after `done`.
+ */
+export class WorkQueue {
+  readonly #clock: Clock;
+  readonly #baseDelayMs: number;
+  readonly #maxDelayMs: number;
+  readonly #jitterFraction: number;
+  readonly #random: (() => number) | undefined;
+
+  // A Set keeps insertion order, so it is both the FIFO and the deduplication index.
+  readonly #ready = new Set<string>();
+  readonly #processing = new Set<string>();
+  /** Keys added while processing: ready again on `done`. Always a subset of `#processing`. */
+  readonly #dirty = new Set<string>();
+  readonly #delayed = new Map<string, { at: number; timer: TimerHandle }>();
+  readonly #failures = new Map<string, number>();
+  readonly #waiters: Waiter[] = [];
+  #shutDown = false;
+
+  constructor(options: WorkQueueOptions = {}) {
+    const { baseDelayMs = 750, maxDelayMs = 15 * 60_000, jitterFraction = 0.1 } = options;
+    if (!(baseDelayMs >= 0 && maxDelayMs >= baseDelayMs && jitterFraction >= 0 && jitterFraction <= 1)) {
+      throw new Error(
+        `invalid work queue options: need 0 <= baseDelayMs (${baseDelayMs}) <= maxDelayMs (${maxDelayMs}) and jitterFraction (${jitterFraction}) in [0, 1]`,
+      );
+    }
+    this.#clock = options.clock ?? systemClock;
+    this.#baseDelayMs = baseDelayMs;
+    this.#maxDelayMs = maxDelayMs;
+    this.#jitterFraction = jitterFraction;
+    this.#random = options.random;
+  }
+
+  /** Makes `key` ready now; supersedes any pending delay for it. */
+  add(key: string): void {
+    if (this.#shutDown) return;
+    this.#cancelDelay(key);
+    this.#enqueue(key);
+  }
+
+  /**
+   * Makes `key` ready after `ms`. The earliest request wins: a key already ready (or due again
+   * right after processing) ignores it, and a later deadline than one pending is dropped.
+   */
+  addAfter(key: string, ms: number): void {
+    if (this.#shutDown) return;
+    if (!(ms > 0)) {
+      this.add(key);
+      return;
+    }
+    if (this.#ready.has(key) || this.#dirty.has(key)) return;
+    const at = this.#clock.now() + ms;
+    const pending = this.#delayed.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) this.#clock.clearTimeout(pending.timer);
+    const timer = this.#clock.setTimeout(() => {
+      this.#delayed.delete(key);
+      this.#enqueue(key);
+    }, ms);
+    this.#delayed.set(key, { at, timer });
+  }
+
+  /** Requeues `key` after its exponential backoff and counts one more failure for it. */
+  addRateLimited(key: string): void {
+    const failures = this.failures(key);
+    this.#failures.set(key, failures + 1);
+    this.addAfter(
+      key,
+      backoffDelay(failures, {
+        baseMs: this.#baseDelayMs,
+        maxMs: this.#maxDelayMs,
+        jitterFraction: this.#jitterFraction,
+        random: this.#random,
+      }),
+    );
+  }
+
+  /** Resets the failure count of `key`; call after it was processed successfully. */
+  forget(key: string): void {
+    this.#failures.delete(key);
+  }
+
+  /** Failures counted for `key` since it was last forgotten. */
+  failures(key: string): number {
+    return this.#failures.get(key) ?? 0;
+  }
+
+  /**
+   * The next ready key, now marked as processing (call `done` when finished); waits while none is
+   * ready. Resolves `undefined` once the queue is shut down or `signal` aborts.
+   */
+  get(signal?: AbortSignal): Promise<string | undefined> {
+    if (this.#shutDown || signal?.aborted) return Promise.resolve(undefined);
+    const key = this.#take();
+    if (key !== undefined) return Promise.resolve(key);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        resolve,
+        signal,
+        onAbort: () => {
+          const i = this.#waiters.indexOf(waiter);
+          if (i >= 0) this.#waiters.splice(i, 1);
+          resolve(undefined);
+        },
+      };
+      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /** Marks `key` as no longer processing; if it was added meanwhile, it is ready again. */
+  done(key: string): void {
+    if (!this.#processing.delete(key)) return;
+    if (this.#dirty.delete(key) && !this.#shutDown) this.#enqueue(key);
+  }
+
+  /** Stops the queue: pending delays are dropped, waiting and later `get`s resolve `undefined`. */
+  shutDown(): void {
+    if (this.#shutDown) return;
+    this.#shutDown = true;
+    for (const { timer } of this.#delayed.values()) this.#clock.clearTimeout(timer);
+    this.#delayed.clear();
+    this.#ready.clear();
+    this.#dirty.clear();
+    for (const waiter of this.#waiters.splice(0)) {
+      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.resolve(undefined);
+    }
+  }
+
+  get shuttingDown(): boolean {
+    return this.#shutDown;
+  }
+
+  /** Keys ready to be handed out. */
+  get length(): number {
+    return this.#ready.size;
+  }
+
+  /** Distinct keys ready, delayed or processing: the queue-depth metric. */
+  get pending(): number {
+    let delayedOnly = 0;
+    for (const key of this.#delayed.keys()) if (!this.#processing.has(key)) delayedOnly++;
+    return this.#ready.size + this.#processing.size + delayedOnly;
+  }
+
+  #cancelDelay(key: string): void {
+    const pending = this.#delayed.get(key);
+    if (!pending) return;
+    this.#clock.clearTimeout(pending.timer);
+    this.#delayed.delete(key);
+  }
+
+  #enqueue(key: string): void {
+    if (this.#processing.has(key)) {
+      this.#dirty.add(key);
+      return;
+    }
+    this.#ready.add(key);
+    this.#dispatch();
+  }
+
+  /** Hands ready keys to waiting getters, oldest getter first. */
+  #dispatch(): void {
+    while (this.#waiters.length > 0 && this.#ready.size > 0) {
+      const waiter = this.#waiters.shift()!;
+      waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.resolve(this.#take());
+    }
+  }
+
+  #take(): string | undefined {
+    const next = this.#ready.values().next();
+    if (next.done) return undefined;
+    this.#ready.delete(next.value);
+    this.#processing.add(next.value);
+    return next.value;
+  }
+}
