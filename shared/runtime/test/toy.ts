@@ -82,6 +82,8 @@ export function toyReconciler(
       times.push(Date.now());
       log.reconciles.set(key, times);
       ctx.status.count = ((obj.status?.count as number | undefined) ?? 0) + 1;
+      if (process.env.TOY_ID) ctx.status.reconciledBy = process.env.TOY_ID;
+      ctx.log.info({}, 'toy reconcile started');
       if (obj.spec.workMs) await sleep(obj.spec.workMs);
       if (obj.spec.stall) throw new StalledError('InvalidSpec', 'spec.stall is set');
       if (obj.spec.waitMs)

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import type { KubeClient } from '../src/index.ts';
+import { eventually, installToyCrd, type Toy, toy } from './toy.ts';
+
+let client: KubeClient;
+before(async () => {
+  client = (await testCluster()).client;
+  await installToyCrd(client);
+});
+
+interface OperatorProcess {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | null>;
+}
+
+/** Starts the toy operator as its own process, logging JSON lines we keep for assertions. */
+function startOperator(
+  id: string,
+  namespace: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): OperatorProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'toy-operator.ts'),
+      `--watch-namespace=${namespace}`,
+      '--metrics-addr=127.0.0.1:0',
+      '--health-addr=127.0.0.1:0',
+      '--shutdown-timeout=20s',
+      ...args,
+    ],
+    { env: { ...process.env, TOY_ID: id, ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (l) => lines.push(l));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, lines, exited };
+}
+
+const getToy = (namespace: string, name: string) =>
+  client.get<Toy>({ apiVersion: 'test.mooring.dev/v1', kind: 'Toy', namespace, name });
+
+async function reconciledBy(namespace: string, name: string): Promise<string> {
+  return eventually(
+    `${name} reconciled`,
+    async () => (await getToy(namespace, name)).status?.reconciledBy as string,
+    15_000,
+  );
+}
+
+describe('operator processes', () => {
+  test('with leader election only one replica reconciles, and the other takes over after a SIGKILL', async (t) => {
+    const ns = await testNamespace(t, 'leader');
+    const leaseArgs = ['--leader-elect', `--leader-election-namespace=${ns}`];
+    const leaseEnv = { TOY_LEASE_MS: '2000' };
+    const a = startOperator('replica-a', ns, leaseArgs, leaseEnv);
+    t.after(() => a.child.kill('SIGKILL'));
+    await client.create(toy(ns, 'first', { interval: '1h' }));
+    assert.equal(await reconciledBy(ns, 'first'), 'replica-a');
+
+    const b = startOperator('replica-b', ns, leaseArgs, leaseEnv);
+    t.after(() => b.child.kill('SIGKILL'));
+    await sleep(1_500);
+    await client.create(toy(ns, 'second', { interval: '1h' }));
+    assert.equal(
+      await reconciledBy(ns, 'second'),
+      'replica-a',
+      'the standby reconciled while the leader lived',
+    );
+
+    a.child.kill('SIGKILL');
+    const killedAt = Date.now();
+    await client.create(toy(ns, 'third', { interval: '1h' }));
+    assert.equal(await reconciledBy(ns, 'third'), 'replica-b');
+    const takeover = Date.now() - killedAt;
+    // The lease is 2 s; the standby needs a full lease without renewals, then a retry period.
+    assert.ok(takeover < 2_000 + 3_000, `takeover took ${takeover} ms`);
+
+    b.child.kill('SIGTERM');
+    assert.equal(await b.exited, 0);
+  });
+
+  test('SIGTERM during a long reconcile lets it finish, writes its status and exits 0', async (t) => {
+    const ns = await testNamespace(t, 'sigterm');
+    const op = startOperator('solo', ns);
+    t.after(() => op.child.kill('SIGKILL'));
+    await client.create(toy(ns, 'slow', { workMs: 3_000, interval: '1h' }));
+    await eventually(
+      'the reconcile to start',
+      async () => op.lines.some((l) => l.includes('toy reconcile started')),
+      15_000,
+    );
+    op.child.kill('SIGTERM');
+    assert.equal(await op.exited, 0);
+    const live = await getToy(ns, 'slow');
+    assert.equal(live.status?.count, 1);
+    assert.equal(live.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+  });
+});
