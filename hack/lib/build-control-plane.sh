@@ -42,7 +42,7 @@ build() {
     echo "control-plane build: $name is up to date"
     return
   fi
-  echo "control-plane build: building $name (the first build takes 10-20 minutes on 2 cores)"
+  echo "control-plane build: building $name (a cold build takes about 10 minutes on 2 cores; a cached one seconds)"
   local total
   total=$(cd "$dir" && go list -deps "$@" 2>/dev/null | wc -l)
   local start=$SECONDS
