@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { promisify } from 'node:util';
 import { KubeClient } from '@mooring/runtime';
-import { up } from '../../hack/lib/control-plane.ts';
+import { repoRoot, up } from '../../hack/lib/control-plane.ts';
 import { testLocation } from '../../hack/lib/test-location.ts';
 
 /** The cluster every integration test talks to. */
@@ -58,4 +61,15 @@ export async function testNamespace(t: TestContext, prefix = t.name): Promise<st
     await client.delete({ apiVersion: 'v1', kind: 'Namespace', name });
   });
   return name;
+}
+
+/** Runs the kubectl that `hack/` built against the test cluster; resolves to its stdout. */
+export async function kubectl(...args: string[]): Promise<string> {
+  const { kubeconfig } = await testCluster();
+  const { stdout } = await promisify(execFile)(join(repoRoot, 'bin/kubectl'), [
+    '--kubeconfig',
+    kubeconfig,
+    ...args,
+  ]);
+  return stdout;
 }

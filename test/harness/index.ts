@@ -1,2 +1,2 @@
-export { type TestCluster, testCluster, testNamespace, uniqueName } from './cluster.ts';
+export { kubectl, type TestCluster, testCluster, testNamespace, uniqueName } from './cluster.ts';
 export { type FileChanges, GitServer, type GitServerAuth, git, TestRepo } from './git-server.ts';

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { promisify } from 'node:util';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
-import { installCrds, repoRoot } from '../../../hack/lib/control-plane.ts';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { installCrds } from '../../../hack/lib/control-plane.ts';
+import { kubectl, testCluster, testNamespace } from '../../../test/harness/index.ts';
 import { crds, KINDS, sample, samples } from '../src/index.ts';
 
 let client: KubeClient;
@@ -80,17 +77,7 @@ describe('the generated CRDs on the real API server', () => {
   test('kubectl get mooring lists every kind through the category', async (t) => {
     const ns = await testNamespace(t, 'category');
     for (const obj of samples(ns)) await client.create(obj as unknown as KubeObject);
-    const { kubeconfig } = await testCluster();
-    const { stdout } = await promisify(execFile)(join(repoRoot, 'bin/kubectl'), [
-      '--kubeconfig',
-      kubeconfig,
-      '-n',
-      ns,
-      'get',
-      'mooring',
-      '-o',
-      'name',
-    ]);
+    const stdout = await kubectl('-n', ns, 'get', 'mooring', '-o', 'name');
     const kinds = new Set(
       stdout
         .trim()
