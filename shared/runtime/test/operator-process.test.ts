@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testCluster, testNamespace } from '../../../test/harness/index.ts';
-import type { KubeClient } from '../src/index.ts';
+import type { KubeClient, KubeObject } from '../src/index.ts';
 import { eventually, installToyCrd, type Toy, toy } from './toy.ts';
 
 let client: KubeClient;
@@ -105,5 +105,17 @@ describe('operator processes', () => {
     const live = await getToy(ns, 'slow');
     assert.equal(live.status?.count, 1);
     assert.equal(live.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+    // The Ready transition was recorded as a Kubernetes Event, flushed before the exit.
+    const events = await client.list<KubeObject & { reason: string; involvedObject: { name: string } }>(
+      'v1',
+      'Event',
+      {
+        namespace: ns,
+      },
+    );
+    assert.ok(
+      events.items.some((e) => e.involvedObject.name === 'slow' && e.reason === 'ReconciliationSucceeded'),
+      `no ReconciliationSucceeded event: ${events.items.map((e) => e.reason).join(', ')}`,
+    );
   });
 });
