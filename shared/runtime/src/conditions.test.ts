@@ -11,6 +11,7 @@ import {
   markNotReady,
   markReady,
   markReconciling,
+  markRetrying,
   markStalled,
   removeCondition,
   setCondition,
@@ -273,4 +274,18 @@ test('setting what is already there is a no-op by conditionsEqual', () => {
   const before = markReady(undefined, 'ReconciliationSucceeded', 'ok', 1, T0);
   const after = markReady(before, 'ReconciliationSucceeded', 'ok', 1, T1);
   assert.equal(conditionsEqual(before, after), true);
+});
+
+test('markRetrying sets Reconciling True and Ready False with their own reasons, and drops Stalled', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  const stalled = markStalled(undefined, 'InvalidSpec', 'bad', 1, now);
+  const next = markRetrying(stalled, 'ProgressingWithRetry', 'ArtifactFailed', 'fetch failed', 2, now);
+  assert.equal(getCondition(next, 'Stalled'), undefined);
+  assert.deepEqual(
+    next.map((c) => [c.type, c.status, c.reason, c.message, c.observedGeneration]),
+    [
+      ['Ready', 'False', 'ArtifactFailed', 'fetch failed', 2],
+      ['Reconciling', 'True', 'ProgressingWithRetry', 'fetch failed', 2],
+    ],
+  );
 });

@@ -115,6 +115,28 @@ export function markReconciling(
   );
 }
 
+/**
+ * Not done, and the runtime will look again: Reconciling True with `reconcilingReason`, Ready False
+ * with `readyReason`, both carrying `message`; Stalled goes. Used for failures that back off and
+ * for waits on a dependency.
+ */
+export function markRetrying(
+  conditions: readonly Condition[] | undefined,
+  reconcilingReason: string,
+  readyReason: string,
+  message: string,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  let next = removeCondition(conditions, ConditionType.Stalled);
+  next = setCondition(
+    next,
+    update(ConditionType.Reconciling, 'True', reconcilingReason, message, generation),
+    now,
+  );
+  return setCondition(next, update(ConditionType.Ready, 'False', readyReason, message, generation), now);
+}
+
 /** Retrying cannot help (an invalid spec): Stalled True and Ready False with `reason`; Reconciling goes. */
 export function markStalled(
   conditions: readonly Condition[] | undefined,

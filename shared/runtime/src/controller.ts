@@ -5,7 +5,7 @@ import {
   conditionsEqual,
   getCondition,
   markReady,
-  markReconciling,
+  markRetrying,
   markStalled,
   setCondition,
 } from './conditions.ts';
@@ -301,27 +301,18 @@ export class Controller<T extends MooringObject> {
           'stalled: retrying cannot help until the spec changes',
         );
       } else if (err instanceof WaitingError) {
-        status.conditions = markReconciling(status.conditions, err.reason, message, generation, now);
-        status.conditions = setCondition(
-          status.conditions,
-          { type: 'Ready', status: 'False', reason: err.reason, message, observedGeneration: generation },
-          now,
-        );
+        status.conditions = markRetrying(status.conditions, err.reason, err.reason, message, generation, now);
         this.queue.addAfter(key, jitter(err.requeueAfterMs, 0.05));
         outcome = 'dependency';
         log.info({ reason: err.reason, msg: message }, 'waiting');
       } else {
         const reason = err instanceof RetryableError ? err.reason : 'ReconciliationFailed';
-        status.conditions = markReconciling(
+        status.conditions = markRetrying(
           status.conditions,
           'ProgressingWithRetry',
+          reason,
           message,
           generation,
-          now,
-        );
-        status.conditions = setCondition(
-          status.conditions,
-          { type: 'Ready', status: 'False', reason, message, observedGeneration: generation },
           now,
         );
         this.queue.addRateLimited(key);
