@@ -1,0 +1,27 @@
+/** The plain-JSON model every part of the render engine shares. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A resource's identity as kustomize sees it: group/version/kind plus namespace/name. */
+export interface ResId {
+  group: string;
+  version: string;
+  kind: string;
+  name: string;
+  /** '' for cluster-scoped resources and for namespaced ones without a namespace yet. */
+  namespace: string;
+}
+
+/** One manifest flowing through the build, with the bookkeeping the transformers need. */
+export interface Resource {
+  object: JsonObject;
+  /**
+   * Identities this resource had before namePrefix/nameSuffix/namespace/hash-suffix changes, oldest first.
+   * Name-reference fix-ups map a reference to an old identity onto the current one.
+   */
+  previousIds: ResId[];
+  /** Where the resource came from: for `buildMetadata: [originAnnotations]` and error messages. */
+  origin?: { path: string; configuredIn?: string };
+  /** Present on ConfigMaps and Secrets made by a generator. */
+  generated?: { behavior: 'create' | 'merge' | 'replace'; appendHash: boolean };
+}
