@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -80,6 +80,26 @@ export class TestRepo {
     await this.#git(['commit', '-q', '--allow-empty', '-m', message]);
     await this.#git(['push', '-q', this.bareDir, `HEAD:refs/heads/${branch}`]);
     return this.#git(['rev-parse', 'HEAD']);
+  }
+
+  /** Commits symbolic links (path → target, which may point anywhere) along with files on `branch`. */
+  async commitSymlinks(
+    links: Record<string, string>,
+    files: FileChanges = {},
+    branch = 'main',
+  ): Promise<string> {
+    for (const [path, target] of Object.entries(links)) {
+      const abs = join(this.#work, path);
+      mkdirSync(dirname(abs), { recursive: true });
+      rmSync(abs, { force: true });
+      symlinkSync(target, abs);
+    }
+    return this.commit(files, 'symlinks', branch);
+  }
+
+  /** Points an arbitrary ref (e.g. `refs/pull/7/head`) of the served repository at `commit`. */
+  async pushRef(ref: string, commit: string): Promise<void> {
+    await this.#git(['push', '-q', this.bareDir, `${commit}:${ref}`]);
   }
 
   /** Creates an annotated tag at `ref` and pushes it; returns the tagged commit. */

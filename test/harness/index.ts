@@ -1,2 +1,6 @@
 export { kubectl, type TestCluster, testCluster, testNamespace, uniqueName } from './cluster.ts';
+export { eventually } from './eventually.ts';
 export { type FileChanges, GitServer, type GitServerAuth, git, TestRepo } from './git-server.ts';
+export { type InProcessOperators, startInProcessOperators } from './in-process-operators.ts';
+export { TestRegistry, type TestRegistryOptions } from './registry.ts';
+export { RegistryTokenServer, type TokenServerUsers } from './registry-token-server.ts';

@@ -4,7 +4,9 @@ import type { OperatorDefinition } from '@mooring/runtime';
  * Every operator the all-in-one process can run, by name. Each loads lazily so `--only` pays
  * only for what it starts. Operators add themselves here as they land.
  */
-export const OPERATORS: Record<string, () => Promise<OperatorDefinition>> = {};
+export const OPERATORS: Record<string, () => Promise<OperatorDefinition>> = {
+  notification: async () => (await import('@mooring/notification-operator')).notificationOperator(),
+};
 
 /** The operators `--only` names (all of them when unset); unknown names are an error. */
 export function selectOperators(

@@ -102,6 +102,12 @@ export const KustomizationSpec = Type.Object(
       Duration('Timeout of build, apply, health checks and prune; interval - 30s by default, at least 30s.'),
     ),
     prune: Type.Boolean({ description: 'Delete objects that are no longer in the source.' }),
+    allowEmpty: Type.Optional(
+      Type.Boolean({
+        description:
+          'Allow a render with no objects to prune everything applied before; refused by default, as a render that comes out empty is more often a mistake than an intent.',
+      }),
+    ),
     deletionPolicy: Type.Optional(
       StringEnum(DELETION_POLICIES, {
         description: "What deleting the Kustomization does to its objects; 'MirrorPrune' follows prune.",

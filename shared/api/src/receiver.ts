@@ -10,6 +10,7 @@ export const RECEIVER_TYPES = [
   'generic-hmac',
   'generic-oidc',
   'github',
+  'gitea',
   'gitlab',
   'bitbucket',
   'harbor',

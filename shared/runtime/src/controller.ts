@@ -82,6 +82,18 @@ export interface ReconcileResult {
   revision?: string;
 }
 
+/**
+ * Another kind whose changes call for reconciling some of this kind's objects: a Kustomization
+ * when its source has a new revision or a dependency turned Ready, a GitRepository when an
+ * included one moved.
+ */
+export interface Watch<T extends MooringObject> {
+  apiVersion: string;
+  kind: string;
+  /** Keys (`namespace/name`) of this kind's objects to reconcile now; `old` is absent on add and delete. */
+  enqueue(changed: KubeObject, old: KubeObject | undefined, objects: readonly T[]): string[];
+}
+
 /** One kind's reconcile logic; the runtime does queues, finalizers, suspend, status and events. */
 export interface Reconciler<T extends MooringObject> {
   apiVersion: string;
@@ -92,6 +104,8 @@ export interface Reconciler<T extends MooringObject> {
   defaultIntervalMs: number;
   reconcile(obj: T, ctx: ReconcileContext): Promise<ReconcileResult>;
   finalize?(obj: T, ctx: ReconcileContext): Promise<void>;
+  /** Other kinds to watch; their changes enqueue the objects `enqueue` names. */
+  watches?: Watch<T>[];
 }
 
 export interface ControllerOptions {
@@ -127,6 +141,8 @@ function needsReconcile(old: KubeObject, cur: KubeObject): boolean {
  */
 export class Controller<T extends MooringObject> {
   readonly informer: Informer<T>;
+  /** Informers of the watched kinds that are not this kind itself. */
+  readonly #secondary: Informer<KubeObject>[] = [];
   readonly queue: WorkQueue;
   readonly #r: Reconciler<T>;
   readonly #o: ControllerOptions;
@@ -167,6 +183,31 @@ export class Controller<T extends MooringObject> {
       if (e.type === 'added' || (e.old && needsReconcile(e.old, e.object))) this.queue.add(key);
       this.#o.metrics?.setQueueDepth(this.#r.kind, this.queue.pending);
     });
+    for (const watch of reconciler.watches ?? []) {
+      const same = watch.apiVersion === reconciler.apiVersion && watch.kind === reconciler.kind;
+      // Sources and dependencies are not sharded by the label selector, only this kind's objects are.
+      const informer = same
+        ? (this.informer as unknown as Informer<KubeObject>)
+        : new Informer<KubeObject>(options.client, {
+            apiVersion: watch.apiVersion,
+            kind: watch.kind,
+            namespace: options.namespace,
+            clock: this.#clock,
+            ...options.informer,
+            onError: (err, attempt) =>
+              options.log.warn(
+                { kind: watch.kind, attempt, err: err.message },
+                'informer restarting after error',
+              ),
+          });
+      if (!same) this.#secondary.push(informer);
+      informer.on((e) => {
+        // The initial list is not a change; objects are reconciled on their own add anyway.
+        if (e.type === 'added' && !informer.hasSynced()) return;
+        const keys = watch.enqueue(e.object, e.type === 'updated' ? e.old : undefined, this.informer.list());
+        for (const key of keys) this.queue.add(key);
+      });
+    }
   }
 
   get kind(): string {
@@ -176,6 +217,7 @@ export class Controller<T extends MooringObject> {
   /** Fills the cache, then starts the workers. */
   async start(): Promise<void> {
     this.#hardStop = new AbortController();
+    await Promise.all(this.#secondary.map((i) => i.start()));
     await this.informer.start();
     for (let i = 0; i < (this.#o.concurrent ?? 4); i++) this.#workers.push(this.#worker());
   }
@@ -187,6 +229,7 @@ export class Controller<T extends MooringObject> {
   async stop(graceMs: number): Promise<void> {
     this.queue.shutDown();
     await this.informer.stop();
+    await Promise.all(this.#secondary.map((i) => i.stop()));
     const inFlight = Promise.all([...this.#inFlight]);
     let timer: ReturnType<Clock['setTimeout']> | undefined;
     const deadline = new Promise<void>((resolve) => {

@@ -67,6 +67,7 @@ export interface KubeClientOptions {
 const JSON_CONTENT = 'application/json';
 const APPLY_CONTENT = 'application/apply-patch+yaml';
 const MERGE_CONTENT = 'application/merge-patch+json';
+const JSON_PATCH_CONTENT = 'application/json-patch+json';
 
 function queryString(query: Query | undefined): string {
   if (!query) return '';
@@ -278,6 +279,22 @@ export class KubeClient {
   ): Promise<T> {
     const path = await this.#path(key.apiVersion, key.kind, key.namespace, key.name, sub);
     return this.request<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_CONTENT });
+  }
+
+  /** RFC 6902 JSON patch, for surgical edits such as removing another manager's managedFields entry. */
+  async jsonPatch<T extends KubeObject = KubeObject>(
+    key: ObjectKey,
+    operations: unknown[],
+    impersonate?: Impersonation,
+  ): Promise<T> {
+    const path = await this.#path(key.apiVersion, key.kind, key.namespace, key.name);
+    return this.request<T>({
+      method: 'PATCH',
+      path,
+      body: operations,
+      contentType: JSON_PATCH_CONTENT,
+      impersonate,
+    });
   }
 
   /** Deletes an object; a missing object is not an error. Returns whether it existed. */

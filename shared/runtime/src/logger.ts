@@ -13,7 +13,7 @@ export interface LoggerLike {
 }
 
 /** The levels `--log-level` accepts. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export interface LoggerOptions {

@@ -7,7 +7,7 @@ import { KubeClient } from './kube-client.ts';
 import { LeaderElector, leaderIdentity } from './leader-election.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import type { OperatorOptions } from './operator-options.ts';
+import type { OperatorOptions, ParseContext } from './operator-options.ts';
 
 /** What an operator's wiring gets to build its reconcilers with. */
 export interface OperatorContext {
@@ -22,6 +22,13 @@ export interface OperatorContext {
 export interface OperatorDefinition {
   /** Short name, e.g. `source`; the Lease is `mooring-<name>-leader-election`. */
   name: string;
+  /** Flags only this operator has (e.g. the source operator's `--storage-path`), parsed with the shared ones. */
+  extraFlags?: ParseContext['extraFlags'];
+  /**
+   * Starts what the operator serves on every replica, leader or not (the source operator's
+   * artifact server). Runs before `reconcilers`; the returned function runs after the controllers stop.
+   */
+  start?(ctx: OperatorContext): Promise<() => Promise<void>>;
   // Reconcilers of different kinds share one list, so their object types are erased here.
   reconcilers(ctx: OperatorContext): Reconciler<MooringObject>[];
 }
@@ -81,6 +88,8 @@ export async function runOperators(
     logger: log,
   });
   const ctx: OperatorContext = { client, options, log, events, metrics };
+  const stoppers: (() => Promise<void>)[] = [];
+  for (const def of defs) if (def.start) stoppers.push(await def.start(ctx));
   const controllersOf = new Map(
     defs.map((def) => [
       def.name,
@@ -153,6 +162,7 @@ export async function runOperators(
     }),
   );
   await events.flush(2_000);
+  for (const stop of stoppers) await stop();
   await servers.close();
   client.close();
   const lost = outcomes.includes('lost');

@@ -1,0 +1,152 @@
+import type { Alert, Provider, Receiver } from '@mooring/api';
+import {
+  type MooringObject,
+  type OperatorContext,
+  type OperatorDefinition,
+  OptionsError,
+  parseDuration,
+  parseListenAddress,
+  type Reconciler,
+  type RuntimeLogger,
+} from '@mooring/runtime';
+import { alertReconciler } from './alert-reconciler.ts';
+import type { ThrottleOptions } from './alert-throttle.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { EventServer } from './event-server.ts';
+import { providerReconciler } from './provider-reconciler.ts';
+import type { SendOptions } from './providers/http-sender.ts';
+import { ReceiverIndex } from './receiver-index.ts';
+import { receiverReconciler } from './receiver-reconciler.ts';
+import { ReceiverServer, type ReceiverServerOptions } from './receiver-server.ts';
+
+/** This operator's own flags, besides the shared ones. */
+export const NOTIFICATION_FLAGS = {
+  'receiver-addr': { type: 'string' as const, default: ':9292' },
+  'events-listen-addr': { type: 'string' as const },
+  'rate-limit-interval': { type: 'string' as const, default: '5m' },
+};
+
+/** Ports the two servers bound, for tests that listen on port 0. */
+export interface NotificationPorts {
+  events: number;
+  receiver: number;
+}
+
+/** Knobs tests turn; production uses the defaults. */
+export interface NotificationTuning {
+  onListening?: (ports: NotificationPorts) => void;
+  send?: SendOptions;
+  throttle?: ThrottleOptions;
+  receiverLimits?: Pick<ReceiverServerOptions, 'perClient' | 'perReceiver' | 'maxBodyBytes'>;
+  /** Logger of the servers and the dispatcher; the operator's own by default. */
+  log?: RuntimeLogger;
+}
+
+interface Resolved {
+  eventsAddr: { host: string | undefined; port: number };
+  receiverAddr: { host: string | undefined; port: number };
+  rateLimitIntervalMs: number;
+}
+
+/**
+ * The address events are served on: `--events-listen-addr` when given, else the port of
+ * `--events-addr` (the URL every operator posts to, so one flag configures both ends), else :9090.
+ */
+function resolveFlags(ctx: OperatorContext): Resolved {
+  const extra = ctx.options.extra;
+  const text = (name: string) => {
+    const v = extra[name];
+    return typeof v === 'string' && v !== '' ? v : undefined;
+  };
+  const listen = (flag: string, value: string) => {
+    try {
+      return parseListenAddress(value);
+    } catch (err) {
+      throw new OptionsError(`--${flag}: ${(err as Error).message}`);
+    }
+  };
+  let eventsAddr = { host: undefined as string | undefined, port: 9090 };
+  const explicit = text('events-listen-addr');
+  if (explicit) eventsAddr = listen('events-listen-addr', explicit);
+  else if (ctx.options.eventsAddr) {
+    const url = new URL(ctx.options.eventsAddr);
+    eventsAddr = {
+      host: undefined,
+      port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
+    };
+  }
+  const receiverAddr = listen('receiver-addr', text('receiver-addr') ?? ':9292');
+  const rateText = text('rate-limit-interval') ?? '5m';
+  let rateLimitIntervalMs: number;
+  try {
+    rateLimitIntervalMs = parseDuration(rateText);
+  } catch (err) {
+    throw new OptionsError(`--rate-limit-interval: ${(err as Error).message}`);
+  }
+  return { eventsAddr, receiverAddr, rateLimitIntervalMs };
+}
+
+/**
+ * The notification operator: the event server and the Receiver webhook server run on every
+ * replica; the Alert, Provider and Receiver reconcilers under the leader lease.
+ */
+export function notificationOperator(tuning: NotificationTuning = {}): OperatorDefinition {
+  const index = new ReceiverIndex();
+  return {
+    name: 'notification',
+    extraFlags: NOTIFICATION_FLAGS,
+    async start(ctx) {
+      const flags = resolveFlags(ctx);
+      const log = tuning.log ?? ctx.log.child({ operator: 'notification' });
+      const dispatcher = new Dispatcher({
+        client: ctx.client,
+        log,
+        events: ctx.events,
+        noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs,
+        watchNamespace: ctx.options.watchNamespace,
+        send: tuning.send,
+        throttle: tuning.throttle,
+      });
+      const events = new EventServer({
+        dispatch: (e) => dispatcher.dispatch(e),
+        log,
+        rateLimitIntervalMs: flags.rateLimitIntervalMs,
+      });
+      const receivers = new ReceiverServer({
+        client: ctx.client,
+        index,
+        log,
+        noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs,
+        ...tuning.receiverLimits,
+      });
+      const eventsPort = await events.listen(flags.eventsAddr.port, flags.eventsAddr.host);
+      let receiverPort: number;
+      try {
+        receiverPort = await receivers.listen(flags.receiverAddr.port, flags.receiverAddr.host);
+      } catch (err) {
+        await events.close();
+        throw err;
+      }
+      log.info({ eventsPort, receiverPort }, 'event and webhook servers listening');
+      tuning.onListening?.({ events: eventsPort, receiver: receiverPort });
+      return async () => {
+        await receivers.close();
+        await events.close();
+        dispatcher.close();
+      };
+    },
+    reconcilers(ctx) {
+      const cross = { noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs };
+      // The runtime erases object types across kinds; each reconciler still only sees its own kind.
+      return [
+        alertReconciler(ctx.client, cross) as Reconciler<Alert> as unknown as Reconciler<MooringObject>,
+        providerReconciler(ctx.client) as Reconciler<Provider> as unknown as Reconciler<MooringObject>,
+        receiverReconciler(
+          ctx.client,
+          index,
+          cross,
+        ) as Reconciler<Receiver> as unknown as Reconciler<MooringObject>,
+      ];
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { nextLink } from './link-header.ts';
+
+test('finds the rel="next" target among links', () => {
+  const cases: [string | string[] | undefined, string | undefined][] = [
+    ['</v2/a/tags/list?n=2&last=b>; rel="next"', '/v2/a/tags/list?n=2&last=b'],
+    ['<https://x/prev>; rel="prev", </v2/a/tags/list?last=a,b>; rel=next', '/v2/a/tags/list?last=a,b'],
+    ['</x>; title="t"; rel="first next"', '/x'],
+    [['</p>; rel="prev"', '</n>; rel="next"'], '/n'],
+    ['</x>; rel="prev"', undefined],
+    ['</x>; rel="nextpage"', undefined],
+    ['', undefined],
+    [undefined, undefined],
+  ];
+  for (const [header, want] of cases) assert.equal(nextLink(header), want, String(header));
+});
+
+test('a hostile 16 KiB header is parsed quickly', () => {
+  const started = Date.now();
+  nextLink(`<x>; rel="${' '.repeat(16_000)}`);
+  nextLink(`<x>${'; a'.repeat(5000)}`);
+  // Generous for a loaded CI machine; a backtracking regex takes many seconds here.
+  assert.ok(Date.now() - started < 1000);
+});

@@ -1,0 +1,49 @@
+import { type OperatorDefinition, parseOperatorOptions, runOperators } from '@mooring/runtime';
+import { testCluster } from './cluster.ts';
+
+export interface InProcessOperators {
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs operators in the test process against the test cluster, watching one namespace (so test
+ * files running side by side never reconcile each other's objects), with every listener on a free
+ * loopback port. Resolves once they serve; `stop()` shuts them down as SIGTERM would.
+ */
+export async function startInProcessOperators(
+  definitions: OperatorDefinition[],
+  namespace: string,
+  args: string[] = [],
+): Promise<InProcessOperators> {
+  const { kubeconfig } = await testCluster();
+  const extraFlags = Object.assign({}, ...definitions.map((d) => d.extraFlags ?? {}));
+  const options = parseOperatorOptions(
+    [
+      '--kubeconfig',
+      kubeconfig,
+      '--watch-namespace',
+      namespace,
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      '--log-level',
+      process.env.MOORING_TEST_LOG_LEVEL ?? 'silent',
+      ...args,
+    ],
+    {},
+    { extraFlags },
+  );
+  const shutdown = new AbortController();
+  let done: Promise<number> | undefined;
+  await new Promise<void>((resolve, reject) => {
+    done = runOperators(definitions, options, { shutdown: shutdown.signal, onReady: () => resolve() });
+    done.then((code) => reject(new Error(`the operators exited ${code} before they were ready`)), reject);
+  });
+  return {
+    async stop() {
+      shutdown.abort();
+      await done;
+    },
+  };
+}
