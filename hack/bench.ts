@@ -82,7 +82,7 @@ const body = [...sections.keys()]
   .sort()
   .map(
     (file) =>
-      `<!-- bench: ${file} -->\n${sections.get(file)}\n\n_From \`${file}\`; rerun with \`npm run bench -- ${file.split('/').pop()!.replace('.bench.ts', '')}\`._\n<!-- /bench -->`,
+      `<!-- bench: ${file} -->\n${sections.get(file)}\n\n_From \`${file}\`; rerun with \`npm run bench -- ${file.replace(/\.bench\.ts$/, '')}\`._\n<!-- /bench -->`,
   )
   .join('\n\n');
 writeFileSync(

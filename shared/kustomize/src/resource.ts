@@ -21,7 +21,14 @@ export interface Resource {
    */
   previousIds: ResId[];
   /** Where the resource came from: for `buildMetadata: [originAnnotations]` and error messages. */
-  origin?: { path: string; configuredIn?: string };
+  origin?: {
+    path: string;
+    configuredIn?: string;
+    /** The builtin that made it, e.g. `ConfigMapGenerator` (with configuredIn). */
+    configuredBy?: string;
+  };
+  /** Builtin transformers that ran over it, for `buildMetadata: [transformerAnnotations]`. */
+  transformations?: { configuredIn: string; configuredBy: string }[];
   /** Present on ConfigMaps and Secrets made by a generator. */
   generated?: { behavior: 'create' | 'merge' | 'replace'; appendHash: boolean };
 }
