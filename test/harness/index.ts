@@ -4,3 +4,4 @@ export { type FileChanges, GitServer, type GitServerAuth, git, TestRepo } from '
 export { type InProcessOperators, startInProcessOperators } from './in-process-operators.ts';
 export { TestRegistry, type TestRegistryOptions } from './registry.ts';
 export { RegistryTokenServer, type TokenServerUsers } from './registry-token-server.ts';
+export { SshGitServer } from './ssh-git-server.ts';

@@ -5,6 +5,7 @@ import type { OperatorDefinition } from '@mooring/runtime';
  * only for what it starts. Operators add themselves here as they land.
  */
 export const OPERATORS: Record<string, () => Promise<OperatorDefinition>> = {
+  source: async () => (await import('@mooring/source-operator')).sourceOperator(),
   notification: async () => (await import('@mooring/notification-operator')).notificationOperator(),
 };
 

@@ -1,0 +1,18 @@
+import { parseDuration } from '@mooring/runtime';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** `spec.timeout` in milliseconds, Flux's 60 s when unset (the CRD validates the format). */
+export function specTimeoutMs(timeout: string | undefined): number {
+  if (!timeout) return DEFAULT_TIMEOUT_MS;
+  try {
+    return parseDuration(timeout);
+  } catch {
+    return DEFAULT_TIMEOUT_MS;
+  }
+}
+
+/** An AbortSignal that fires at the deadline or when the operator shuts down, whichever is first. */
+export function deadlineSignal(timeoutMs: number, shutdown: AbortSignal): AbortSignal {
+  return AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown]);
+}
