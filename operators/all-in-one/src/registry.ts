@@ -6,6 +6,7 @@ import type { OperatorDefinition } from '@mooring/runtime';
  */
 export const OPERATORS: Record<string, () => Promise<OperatorDefinition>> = {
   source: async () => (await import('@mooring/source-operator')).sourceOperator(),
+  kustomize: async () => (await import('@mooring/kustomize-operator')).kustomizeOperator(),
   notification: async () => (await import('@mooring/notification-operator')).notificationOperator(),
 };
 

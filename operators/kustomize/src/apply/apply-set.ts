@@ -1,0 +1,221 @@
+import { createHash } from 'node:crypto';
+import { ApiError, FIELD_MANAGER, type Impersonation, type KubeClient } from '@mooring/runtime';
+import type { ObjectRef } from '../inventory.ts';
+import { wouldChange } from './compare.ts';
+import { takeOverForeignFields } from './managed-fields.ts';
+import { type Manifest, objectPolicy } from './object-policy.ts';
+import { byStage } from './stages.ts';
+
+export type ApplyAction = 'created' | 'configured' | 'unchanged' | 'skipped' | 'recreated';
+
+export interface ApplyChange {
+  ref: ObjectRef;
+  action: ApplyAction;
+  /** The object as the API server holds it after this pass (absent when skipped and missing). */
+  live?: Manifest;
+}
+
+export interface ApplySetOptions {
+  client: KubeClient;
+  /** The Kustomization's namespace, for namespaced objects that name none. */
+  defaultNamespace: string;
+  impersonate?: Impersonation;
+  /** `spec.force`: recreate objects whose immutable fields changed. */
+  force: boolean;
+  concurrency: number;
+  signal: AbortSignal;
+  /**
+   * Per object id, the resourceVersion seen right after we applied (or found equal) a payload, with
+   * that payload's hash: the same payload on the same version means no drift and nothing to send.
+   */
+  knownVersions?: Map<string, string>;
+  /** Lets the caller adjust the payload against the live object (drift-ignore rules). */
+  adjust?: (desired: Manifest, live: Manifest | undefined) => Manifest;
+  /** Waits until the first stage's objects (CRDs, Namespaces) can be used. */
+  waitForStage0?: (changes: ApplyChange[]) => Promise<void>;
+}
+
+/** One object could not be applied; the message names it and carries the API server's reason. */
+export class ApplyError extends Error {
+  readonly ref: ObjectRef;
+  constructor(ref: ObjectRef, message: string) {
+    super(message);
+    this.name = 'ApplyError';
+    this.ref = ref;
+  }
+}
+
+const describe = (r: ObjectRef) => `${r.kind}/${r.namespace ? `${r.namespace}/` : ''}${r.name}`;
+
+function isImmutableError(err: unknown): boolean {
+  return err instanceof ApiError && err.isInvalid && /immutable/i.test(err.message);
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, preserving result order. */
+async function pool<I, O>(items: I[], limit: number, work: (item: I) => Promise<O>): Promise<O[]> {
+  const out = new Array<O>(items.length);
+  let next = 0;
+  const run = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  return out;
+}
+
+/**
+ * Server-side applies `objects` as field manager `mooring`, in Flux's stages. Each object is read
+ * first: unchanged since our last apply (same resourceVersion) or equal to a server-side dry run,
+ * it is left alone; otherwise kubectl's edits are taken over and the object applied. Immutable-field
+ * conflicts recreate the object when forced.
+ */
+export async function applySet(objects: Manifest[], opts: ApplySetOptions): Promise<ApplyChange[]> {
+  const changes: ApplyChange[] = [];
+  const stages = byStage(objects);
+  for (const [index, stage] of stages.entries()) {
+    if (stage.length === 0) continue;
+    if (index > 0) opts.client.mapper.invalidate();
+    const applied = await pool(stage, opts.concurrency, (obj) => applyOne(obj, opts));
+    changes.push(...applied);
+    if (index === 0 && opts.waitForStage0) await opts.waitForStage0(applied);
+  }
+  return changes;
+}
+
+async function refOf(obj: Manifest, opts: ApplySetOptions): Promise<{ ref: ObjectRef; obj: Manifest }> {
+  const name = obj.metadata.name;
+  const what = `${obj.kind} ${name ?? '(no name)'}`;
+  if (!obj.apiVersion || !obj.kind || !name)
+    throw new Error(`${what}: every object needs apiVersion, kind and metadata.name`);
+  let namespaced: boolean;
+  try {
+    namespaced = (await opts.client.mapper.map(obj.apiVersion, obj.kind)).namespaced;
+  } catch (err) {
+    throw new ApplyError(
+      { apiVersion: obj.apiVersion, kind: obj.kind, namespace: obj.metadata.namespace ?? '', name },
+      `${what}: ${(err as Error).message}`,
+    );
+  }
+  let namespace = '';
+  if (namespaced) {
+    namespace = obj.metadata.namespace || opts.defaultNamespace;
+    if (namespace !== obj.metadata.namespace) obj = { ...obj, metadata: { ...obj.metadata, namespace } };
+  } else if (obj.metadata.namespace) {
+    const { namespace: _ignored, ...metadata } = obj.metadata;
+    obj = { ...obj, metadata };
+  }
+  return { ref: { apiVersion: obj.apiVersion, kind: obj.kind, namespace, name }, obj };
+}
+
+async function applyOne(input: Manifest, opts: ApplySetOptions): Promise<ApplyChange> {
+  const { ref, obj: desired } = await refOf(input, opts);
+  const policy = objectPolicy(desired);
+  const key = {
+    apiVersion: ref.apiVersion,
+    kind: ref.kind,
+    namespace: ref.namespace || undefined,
+    name: ref.name,
+  };
+  const id = `${ref.namespace}_${ref.name}_${ref.kind}`;
+  const { client, impersonate } = opts;
+  const wrap = (err: unknown): never => {
+    if (err instanceof ApplyError) throw err;
+    throw new ApplyError(ref, `${describe(ref)}: ${(err as Error).message}`);
+  };
+  try {
+    let live: Manifest | undefined;
+    try {
+      live = await client.get<Manifest & { metadata: { name: string } }>(key, impersonate);
+    } catch (err) {
+      if (!(err instanceof ApiError && err.isNotFound)) throw err;
+    }
+    if (!policy.reconcile || policy.ssa === 'Ignore') return { ref, action: 'skipped', live };
+    if (live && policy.ssa === 'IfNotPresent') return { ref, action: 'skipped', live };
+    const payload = opts.adjust ? opts.adjust(desired, live) : desired;
+    const payloadHash = createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
+    const remember = (version: string | undefined) => {
+      if (version) opts.knownVersions?.set(id, `${version}|${payloadHash}`);
+    };
+    const apply = (o: Manifest, dryRun = false) =>
+      client.apply(o as Manifest & { metadata: { name: string } }, {
+        fieldManager: FIELD_MANAGER,
+        force: true,
+        dryRun,
+        impersonate,
+      }) as Promise<Manifest>;
+
+    if (live) {
+      const version = live.metadata.resourceVersion as string | undefined;
+      const takeOver = policy.ssa === 'Override' ? takeOverForeignFields(live, FIELD_MANAGER) : undefined;
+      if (!takeOver && version && opts.knownVersions?.get(id) === `${version}|${payloadHash}`) {
+        return { ref, action: 'unchanged', live };
+      }
+      if (!takeOver) {
+        let dry: Manifest;
+        try {
+          dry = await apply(payload, true);
+        } catch (err) {
+          if (isImmutableError(err) && (opts.force || policy.force))
+            return await recreate(ref, key, payload, opts);
+          throw err;
+        }
+        if (!wouldChange(live, dry)) {
+          remember(version);
+          return { ref, action: 'unchanged', live };
+        }
+      } else {
+        await client.jsonPatch(
+          key,
+          [
+            { op: 'test', path: '/metadata/resourceVersion', value: version },
+            { op: 'replace', path: '/metadata/managedFields', value: takeOver },
+          ],
+          impersonate,
+        );
+      }
+    }
+    let result: Manifest;
+    try {
+      result = await apply(payload);
+    } catch (err) {
+      if (isImmutableError(err) && (opts.force || policy.force))
+        return await recreate(ref, key, payload, opts);
+      throw err;
+    }
+    remember(result.metadata.resourceVersion as string | undefined);
+    return { ref, action: live ? 'configured' : 'created', live: result };
+  } catch (err) {
+    return wrap(err);
+  }
+}
+
+/** Deletes and re-creates an object whose immutable fields changed, waiting for the old one to go. */
+async function recreate(
+  ref: ObjectRef,
+  key: { apiVersion: string; kind: string; namespace?: string; name: string },
+  payload: Manifest,
+  opts: ApplySetOptions,
+): Promise<ApplyChange> {
+  await opts.client.delete(key, { propagationPolicy: 'Foreground', impersonate: opts.impersonate });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await opts.client.get(key, opts.impersonate);
+    } catch (err) {
+      if (err instanceof ApiError && err.isNotFound) break;
+      throw err;
+    }
+    if (Date.now() > deadline)
+      throw new ApplyError(ref, `${describe(ref)}: the old object did not go away within 30s`);
+    if (opts.signal.aborted) throw new ApplyError(ref, `${describe(ref)}: cancelled while recreating`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  const result = (await opts.client.apply(payload as Manifest & { metadata: { name: string } }, {
+    fieldManager: FIELD_MANAGER,
+    force: true,
+    impersonate: opts.impersonate,
+  })) as Manifest;
+  return { ref, action: 'recreated', live: result };
+}

@@ -1,0 +1,1 @@
+export { KUSTOMIZE_FLAGS, kustomizeOperator } from './kustomize-operator.ts';

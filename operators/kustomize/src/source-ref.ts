@@ -1,0 +1,64 @@
+import { type Artifact, type Kustomization, Reason, SOURCE_API_VERSION } from '@mooring/api';
+import {
+  ApiError,
+  type KubeClient,
+  type KubeObject,
+  RetryableError,
+  StalledError,
+  WaitingError,
+} from '@mooring/runtime';
+
+export interface ResolvedSource {
+  kind: string;
+  namespace: string;
+  name: string;
+  artifact: Artifact;
+}
+
+/** The `sourceRef` as a full key, in the Kustomization's namespace unless it names another. */
+export function sourceKey(obj: Kustomization): { kind: string; namespace: string; name: string } {
+  const ref = obj.spec.sourceRef;
+  return { kind: ref.kind, namespace: ref.namespace ?? obj.metadata.namespace ?? 'default', name: ref.name };
+}
+
+/**
+ * Finds the source and its artifact. Another namespace with `--no-cross-namespace-refs` is a
+ * terminal AccessDenied; a missing source is retried; a source without an artifact yet is waited
+ * for at the dependency interval, so a fresh install converges without an error storm.
+ */
+export async function resolveSource(
+  client: KubeClient,
+  obj: Kustomization,
+  opts: { noCrossNamespaceRefs: boolean; requeueDependencyMs: number },
+): Promise<ResolvedSource> {
+  const key = sourceKey(obj);
+  if (opts.noCrossNamespaceRefs && key.namespace !== obj.metadata.namespace) {
+    throw new StalledError(
+      Reason.AccessDenied,
+      `cannot use ${key.kind} ${key.namespace}/${key.name}: references to other namespaces are not allowed (--no-cross-namespace-refs)`,
+    );
+  }
+  let source: KubeObject & { status?: { artifact?: Artifact } };
+  try {
+    source = await client.get<KubeObject & { status?: { artifact?: Artifact } }>({
+      apiVersion: SOURCE_API_VERSION,
+      kind: key.kind,
+      namespace: key.namespace,
+      name: key.name,
+    });
+  } catch (err) {
+    if (err instanceof ApiError && err.isNotFound) {
+      throw new RetryableError(Reason.ArtifactFailed, `${key.kind} ${key.namespace}/${key.name} not found`);
+    }
+    throw err;
+  }
+  const artifact = source.status?.artifact;
+  if (!artifact) {
+    throw new WaitingError(
+      Reason.ArtifactFailed,
+      `${key.kind} ${key.namespace}/${key.name} has no artifact yet`,
+      opts.requeueDependencyMs,
+    );
+  }
+  return { ...key, artifact };
+}

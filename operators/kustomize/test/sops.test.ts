@@ -1,0 +1,121 @@
+// SOPS decryption end to end: Secrets encrypted by the real sops binary (testdata/sops, made by
+// hack/gen-sops-fixtures.ts) are committed to a real Git server, and the Kustomization decrypts
+// them with the age key from a Secret, or refuses them without applying anything.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { testCluster, uniqueName } from '@mooring/test/harness';
+import {
+  condition,
+  createKustomization,
+  getObject,
+  gitSource,
+  type Stack,
+  startStack,
+  waitForKustomization,
+} from './fixture.ts';
+
+const DIR = join(import.meta.dirname, '../testdata/sops');
+const read = (name: string) => readFileSync(join(DIR, name), 'utf8');
+
+let stack: Stack;
+let ns: string;
+
+before(async () => {
+  stack = await startStack('sops');
+  ns = stack.namespace;
+  const { client } = await testCluster();
+  for (const [name, file] of [
+    ['sops-age', 'age.agekey'],
+    ['sops-wrong', 'wrong.agekey'],
+  ]) {
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: ns },
+      stringData: { 'age.agekey': read(file!) },
+    });
+  }
+});
+after(() => stack?.stop());
+
+const secretValue = async (name: string, key: string) => {
+  const secret = await getObject('v1', 'Secret', ns, name);
+  const data = secret?.data as Record<string, string> | undefined;
+  return data?.[key] === undefined ? undefined : Buffer.from(data[key]!, 'base64').toString('utf8');
+};
+
+/** A Kustomization over `files` that must end Ready=False; returns its Ready message. */
+async function refusedWith(
+  files: Record<string, string>,
+  decryption?: Record<string, unknown>,
+): Promise<string> {
+  const { name: source } = await gitSource(stack, files);
+  const name = uniqueName('refused');
+  await createKustomization(stack, name, {
+    sourceRef: { kind: 'GitRepository', name: source },
+    path: './deploy',
+    ...(decryption ? { decryption } : {}),
+  });
+  const failed = await waitForKustomization(
+    ns,
+    name,
+    'False',
+    (k) => condition(k, 'Ready')?.reason === 'BuildFailed',
+  );
+  const message = condition(failed, 'Ready')!.message;
+  assert.equal(failed.status?.lastAppliedRevision ?? '', '');
+  // The fixture's one secret value must never show up in status.
+  assert.ok(
+    !message.includes('ak-0123456789') && !message.includes('ak-evil'),
+    'the Ready message carries plaintext',
+  );
+  return message;
+}
+
+describe('Kustomization with SOPS decryption', { concurrency: 4 }, () => {
+  test('decrypts Secrets (stringData and data forms) with the age key and applies the plaintext', async () => {
+    const { name: source } = await gitSource(stack, {
+      'deploy/db.yaml': read('secret-stringdata.enc.yaml'),
+      'deploy/token.yaml': read('secret-data.enc.yaml'),
+    });
+    const name = uniqueName('sops');
+    await createKustomization(stack, name, {
+      sourceRef: { kind: 'GitRepository', name: source },
+      path: './deploy',
+      decryption: { provider: 'sops', secretRef: { name: 'sops-age' } },
+    });
+    await waitForKustomization(ns, name);
+    assert.equal(await secretValue('db-credentials', 'password'), 's3cr3t-Pa55word');
+    assert.equal(await secretValue('db-credentials', 'username'), 'admin');
+    assert.equal(await secretValue('db-credentials', 'config.yaml'), 'host: db.internal\nport: 5432\n');
+    assert.equal(await secretValue('api-token', 'token'), 'tok-9f8e7d6c5b4a');
+    const db = await getObject('v1', 'Secret', ns, 'db-credentials');
+    assert.equal(db?.metadata.labels?.team, 'payments');
+  });
+
+  test('the wrong age key: Ready False with a clear message, and no Secret', async () => {
+    const message = await refusedWith(
+      { 'deploy/secret.yaml': read('unencrypted-regex.enc.yaml') },
+      { provider: 'sops', secretRef: { name: 'sops-wrong' } },
+    );
+    assert.match(message, /no age identity in the decryption Secret can decrypt/);
+    assert.equal(await getObject('v1', 'Secret', ns, 'partially-plain'), undefined);
+  });
+
+  test('a file changed after encryption (MAC mismatch) is refused, and no Secret', async () => {
+    const message = await refusedWith(
+      { 'deploy/secret.yaml': read('unencrypted-regex.tampered.enc.yaml') },
+      { provider: 'sops', secretRef: { name: 'sops-age' } },
+    );
+    assert.match(message, /MAC mismatch/);
+    assert.equal(await getObject('v1', 'Secret', ns, 'partially-plain'), undefined);
+  });
+
+  test('an encrypted Secret without spec.decryption is refused, never applied as ciphertext', async () => {
+    const message = await refusedWith({ 'deploy/secret.yaml': read('unencrypted-regex.enc.yaml') });
+    assert.match(message, /refusing to apply ciphertext/);
+    assert.equal(await getObject('v1', 'Secret', ns, 'partially-plain'), undefined);
+  });
+});

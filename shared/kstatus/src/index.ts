@@ -1,0 +1,4 @@
+export { ALWAYS_CURRENT_KINDS } from './always-current.ts';
+export { computeStatus } from './compute-status.ts';
+export { SCHEDULE_WINDOW_MS } from './pod.ts';
+export type { KStatus, LiveObject, StatusResult } from './result.ts';
