@@ -1,7 +1,7 @@
 import { KustomizeError } from '../errors.ts';
+import { effectiveNamespace, idOf, objectAt, originalId } from '../res-id.ts';
 import type { JsonValue, Resource } from '../resource.ts';
 import { matchesSelector, parseSelector } from './label-selector.ts';
-import { effectiveNamespace, idOf, objectAt, originalId } from '../res-id.ts';
 
 /** kustomize's Selector: regexes over group/version/kind/name/namespace plus label/annotation selectors. */
 export interface ResourceSelector {
