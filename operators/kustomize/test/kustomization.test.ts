@@ -278,6 +278,77 @@ spec:
     }
   });
 
+  test('per-object policies: ssa IfNotPresent and Ignore, prune disabled', async () => {
+    const marked = (name: string, key: string, value: string, data: string) =>
+      configMap(name, { v: data }, `  annotations:\n    kustomize.mooring.dev/${key}: ${value}\n`);
+    const { repo, name: source } = await gitSource(stack, {
+      'p/once.yaml': marked('created-once', 'ssa', 'IfNotPresent', '1'),
+      'p/never.yaml': marked('never-applied', 'ssa', 'Ignore', '1'),
+      'p/kept.yaml': marked('kept-forever', 'prune', 'disabled', '1'),
+    });
+    const name = uniqueName('policies');
+    await createKustomization(stack, name, { sourceRef: { kind: 'GitRepository', name: source }, path: 'p' });
+    await waitForKustomization(ns, name);
+    assert.ok(await getObject('v1', 'ConfigMap', ns, 'created-once'));
+    assert.equal(await getObject('v1', 'ConfigMap', ns, 'never-applied'), undefined);
+    const commit = await repo.commit({
+      'p/once.yaml': marked('created-once', 'ssa', 'IfNotPresent', '2'),
+      'p/kept.yaml': null,
+    });
+    await requestReconcile('GitRepository', ns, source);
+    await waitForKustomization(
+      ns,
+      name,
+      'True',
+      (k) => k.status?.lastAppliedRevision === `main@sha1:${commit}`,
+    );
+    const once = (await getObject('v1', 'ConfigMap', ns, 'created-once')) as unknown as {
+      data: { v: string };
+    };
+    assert.equal(once.data.v, '1', 'IfNotPresent never updates');
+    assert.ok(
+      await getObject('v1', 'ConfigMap', ns, 'kept-forever'),
+      'prune: disabled survives removal from Git',
+    );
+  });
+
+  test('an immutable field change fails, and recreates the object when forced', async () => {
+    const frozen = (data: string, force = false) =>
+      configMap(
+        'frozen',
+        { v: data },
+        force ? '  annotations:\n    kustomize.mooring.dev/force: Enabled\n' : '',
+      ) + 'immutable: true\n';
+    const { repo, name: source } = await gitSource(stack, { 'i/cm.yaml': frozen('1') });
+    const name = uniqueName('immutable');
+    await createKustomization(stack, name, { sourceRef: { kind: 'GitRepository', name: source }, path: 'i' });
+    await waitForKustomization(ns, name);
+    const before = await getObject('v1', 'ConfigMap', ns, 'frozen');
+    await repo.commit({ 'i/cm.yaml': frozen('2') });
+    await requestReconcile('GitRepository', ns, source);
+    const failed = await waitForKustomization(
+      ns,
+      name,
+      'False',
+      (k) => condition(k, 'Ready')?.reason === 'ReconciliationFailed',
+    );
+    assert.match(condition(failed, 'Ready')!.message, /immutable/i);
+    const commit = await repo.commit({ 'i/cm.yaml': frozen('2', true) });
+    await requestReconcile('GitRepository', ns, source);
+    await waitForKustomization(
+      ns,
+      name,
+      'True',
+      (k) => k.status?.lastAppliedRevision === `main@sha1:${commit}`,
+    );
+    const after = (await getObject('v1', 'ConfigMap', ns, 'frozen')) as unknown as {
+      metadata: { uid: string };
+      data: { v: string };
+    };
+    assert.equal(after.data.v, '2');
+    assert.notEqual(after.metadata.uid, before!.metadata.uid, 'a new object');
+  });
+
   test('a reconcile with nothing new sends no apply and renders nothing', async () => {
     const { name: source } = await gitSource(stack, { 's/a.yaml': configMap('steady', { a: '1' }) });
     const name = uniqueName('steady');

@@ -198,7 +198,8 @@ async function recreate(
   payload: Manifest,
   opts: ApplySetOptions,
 ): Promise<ApplyChange> {
-  await opts.client.delete(key, { propagationPolicy: 'Foreground', impersonate: opts.impersonate });
+  // Background: Foreground needs the garbage collector to finish, which a bare API server lacks.
+  await opts.client.delete(key, { propagationPolicy: 'Background', impersonate: opts.impersonate });
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
