@@ -314,11 +314,7 @@ spec:
 
   test('an immutable field change fails, and recreates the object when forced', async () => {
     const frozen = (data: string, force = false) =>
-      configMap(
-        'frozen',
-        { v: data },
-        force ? '  annotations:\n    kustomize.mooring.dev/force: Enabled\n' : '',
-      ) + 'immutable: true\n';
+      `${configMap('frozen', { v: data }, force ? '  annotations:\n    kustomize.mooring.dev/force: Enabled\n' : '')}immutable: true\n`;
     const { repo, name: source } = await gitSource(stack, { 'i/cm.yaml': frozen('1') });
     const name = uniqueName('immutable');
     await createKustomization(stack, name, { sourceRef: { kind: 'GitRepository', name: source }, path: 'i' });

@@ -30,7 +30,13 @@ describe('isClusterScoped', () => {
 describe('resource ids', () => {
   it('treats an empty namespace as default and ignores the namespace of a cluster-scoped kind', () => {
     const deployment = idOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' } });
-    assert.deepEqual(deployment, { group: 'apps', version: 'v1', kind: 'Deployment', name: 'web', namespace: '' });
+    assert.deepEqual(deployment, {
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      name: 'web',
+      namespace: '',
+    });
     assert.equal(effectiveNamespace(deployment), 'default');
     assert.ok(sameId(deployment, { ...deployment, namespace: 'default' }));
     assert.ok(!sameId(deployment, { ...deployment, namespace: 'prod' }));

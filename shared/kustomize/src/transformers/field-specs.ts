@@ -1,6 +1,6 @@
 import { KustomizeError } from '../errors.ts';
-import type { JsonObject, JsonValue } from '../resource.ts';
 import { formatId, idOf, isObject, parseApiVersion, str } from '../res-id.ts';
+import type { JsonObject, JsonValue } from '../resource.ts';
 
 /** kustomize's FieldSpec: a slash path (with `[]` list hints and `\/` escapes) limited to a GVK. */
 export interface FieldSpec {

@@ -1,7 +1,7 @@
 import { KustomizeError } from '../errors.ts';
+import { isObject } from '../res-id.ts';
 import type { JsonValue, Resource } from '../resource.ts';
 import { type FieldRef, type FieldSpec, IMAGES_FIELD_SPECS, walkFieldSpec } from './field-specs.ts';
-import { isObject } from '../res-id.ts';
 
 /** One `images:` entry of a kustomization. */
 export interface ImageOverride {

@@ -1,3 +1,4 @@
+import { type GvkSelector, isSelected, originalId, storePreviousId } from '../res-id.ts';
 import type { Resource } from '../resource.ts';
 import {
   type FieldRef,
@@ -5,7 +6,6 @@ import {
   NAME_PREFIX_SUFFIX_FIELD_SPECS,
   walkFieldSpec,
 } from './field-specs.ts';
-import { type GvkSelector, isSelected, originalId, storePreviousId } from '../res-id.ts';
 
 // kustomize hard-codes these: their names are fixed by the API (a CRD's name is plural.group).
 const SKIPPED: GvkSelector[] = [

@@ -1,5 +1,5 @@
-import type { FieldSpec } from './field-specs.ts';
 import type { GvkSelector } from '../res-id.ts';
+import type { FieldSpec } from './field-specs.ts';
 
 /** One row of kustomize's nameReference config: a kind that is referred to, and the fields that refer to it. */
 export interface NameBackReference {

@@ -1,8 +1,4 @@
 import { KustomizeError } from '../errors.ts';
-import type { JsonObject, ResId, Resource } from '../resource.ts';
-import { type FieldRef, type FieldSpec, walkFieldSpec } from './field-specs.ts';
-import { nameAffixes } from './name-prefix-suffix.ts';
-import { NAME_REFERENCE_TABLE, type NameBackReference } from './name-reference-table.ts';
 import {
   effectiveNamespace,
   formatId,
@@ -14,6 +10,10 @@ import {
   originalId,
   str,
 } from '../res-id.ts';
+import type { JsonObject, ResId, Resource } from '../resource.ts';
+import { type FieldRef, type FieldSpec, walkFieldSpec } from './field-specs.ts';
+import { nameAffixes } from './name-prefix-suffix.ts';
+import { NAME_REFERENCE_TABLE, type NameBackReference } from './name-reference-table.ts';
 
 /**
  * Rewrites every reference to a renamed resource (kustomize's nameReference transformer): a field

@@ -1,6 +1,4 @@
 import { KustomizeError } from '../errors.ts';
-import type { JsonObject, ResId, Resource } from '../resource.ts';
-import { type FieldRef, type FieldSpec, NAMESPACE_FIELD_SPECS, walkFieldSpec } from './field-specs.ts';
 import {
   effectiveNamespace,
   formatId,
@@ -9,6 +7,8 @@ import {
   isObject,
   storePreviousId,
 } from '../res-id.ts';
+import type { JsonObject, ResId, Resource } from '../resource.ts';
+import { type FieldRef, type FieldSpec, NAMESPACE_FIELD_SPECS, walkFieldSpec } from './field-specs.ts';
 
 /** kustomize's `setRoleBindingSubjects`: which binding subjects get the namespace. */
 export type RoleBindingSubjectMode = 'defaultOnly' | 'allServiceAccounts' | 'none';

@@ -1,10 +1,10 @@
 import { KustomizeError } from '../errors.ts';
 import { parseYamlDocuments, type YamlLimits } from '../load-resources.ts';
+import { formatId, idOf, isObject, objectAt, sameId, storePreviousId, str } from '../res-id.ts';
 import type { JsonObject, JsonValue, Resource } from '../resource.ts';
 import { applyJson6902 } from '../smp/json-patch.ts';
 import { type OpenApiDocument, schemaFor } from '../smp/schema.ts';
 import { strategicMerge } from '../smp/strategic-merge.ts';
-import { formatId, idOf, isObject, objectAt, sameId, storePreviousId, str } from '../res-id.ts';
 import { type ResourceSelector, selectResources } from './select.ts';
 
 /** A patch's `target`: kustomize's Selector. */

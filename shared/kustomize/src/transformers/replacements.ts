@@ -1,8 +1,8 @@
 import { KustomizeError } from '../errors.ts';
 import { resolveGoNumber } from '../load-resources.ts';
+import { effectiveNamespace, idOf, isObject, isSelected, objectAt } from '../res-id.ts';
 import type { JsonObject, JsonValue, ResId, Resource } from '../resource.ts';
 import { matchesSelector, parseSelector } from './label-selector.ts';
-import { effectiveNamespace, idOf, isObject, isSelected, objectAt } from '../res-id.ts';
 
 /** kustomize's FieldOptions for a replacement source or target. */
 export interface ReplacementOptions {

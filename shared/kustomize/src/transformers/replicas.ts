@@ -1,7 +1,7 @@
 import { KustomizeError } from '../errors.ts';
+import { idOf, isSelected } from '../res-id.ts';
 import type { Resource } from '../resource.ts';
 import { type FieldSpec, REPLICAS_FIELD_SPECS, walkFieldSpec } from './field-specs.ts';
-import { idOf, isSelected } from '../res-id.ts';
 
 /** One `replicas:` entry of a kustomization. */
 export interface ReplicaOverride {
