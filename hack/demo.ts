@@ -170,10 +170,29 @@ try {
   say(
     `Kubernetes ${version.gitVersion} is running locally${values.workloads ? ', with a scheduler and fake nodes (kwok)' : ''}.`,
   );
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: NS }).catch(() => {});
-  await until('the previous demo namespace to go', async () =>
-    (await client.getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name: NS })) ? undefined : true,
-  );
+  // A previous run's objects carry Mooring's finalizer and no operator runs now to release it:
+  // the demo owns these namespaces, so it releases them itself and starts from a clean slate.
+  for (const [apiVersion, kind] of [
+    [SOURCE_API_VERSION, 'GitRepository'],
+    [KUSTOMIZE_API_VERSION, 'Kustomization'],
+    [NOTIFICATION_API_VERSION, 'Receiver'],
+  ] as const) {
+    const left = await client
+      .list(apiVersion, kind, { namespace: NS })
+      .catch(() => ({ items: [] as KubeObject[] }));
+    for (const o of left.items) {
+      await client.mergePatch(
+        { apiVersion, kind, namespace: NS, name: o.metadata.name! },
+        { metadata: { finalizers: null } },
+      );
+    }
+  }
+  for (const name of [NS, APP_NS]) {
+    await client.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => {});
+    await until(`the previous demo namespace ${name} to go`, async () =>
+      (await client.getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name })) ? undefined : true,
+    );
+  }
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
   step(1, 'A platform repository declares a model-serving stack (namespace, Deployment, Service, config).');

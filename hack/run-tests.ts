@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { down, repoRoot, up } from './lib/control-plane.ts';
-import { testLocation } from './lib/test-location.ts';
+import { testLocation, workloadsTestLocation } from './lib/test-location.ts';
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -73,4 +73,6 @@ const code: number = await new Promise((resolve) =>
   child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
 );
 if (ownCluster && !values.keep) await down(loc);
+// Test files that need workloads start their own plane on first use; it goes with the run.
+if (!values.keep) await down(workloadsTestLocation());
 process.exit(code);

@@ -12,7 +12,12 @@ go_line=$(sed -n 's/^go \(.*\)$/\1/p' "$gomod")
 {
   sed -n '1,/^module /p' "$dir/go.mod"
   printf '\ngo %s\n\ngodebug default=go%s\n\n' "$go_line" "$(echo "$go_line" | cut -d. -f1,2)"
-  printf 'tool (\n\tk8s.io/kubernetes/cmd/kube-apiserver\n\tk8s.io/kubernetes/cmd/kubectl\n)\n\n'
+  # kube-controller-manager and kube-scheduler are for `build --with-workloads`.
+  printf 'tool (\n'
+  for cmd in kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    printf '\tk8s.io/kubernetes/cmd/%s\n' "$cmd"
+  done
+  printf ')\n\n'
   printf 'require k8s.io/kubernetes v%s\n\nreplace (\n' "$version"
   sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => \./staging/.*#\1#p' "$gomod" | sort |
     while read -r m; do printf '\t%s => %s v0.%s\n' "$m" "$m" "${version#1.}"; done

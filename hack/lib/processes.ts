@@ -16,11 +16,23 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Starts a program that outlives this process, its output appended to `logFile`. */
-export function startDetached(binary: string, args: string[], logFile: string): number {
+/**
+ * Starts a program that outlives this process, its output appended to `logFile`; `env` adds to
+ * (or overrides) this process's environment.
+ */
+export function startDetached(
+  binary: string,
+  args: string[],
+  logFile: string,
+  env?: Record<string, string>,
+): number {
   const log = openSync(logFile, 'a');
   try {
-    const child = spawn(binary, args, { detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(binary, args, {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: env ? { ...process.env, ...env } : process.env,
+    });
     if (child.pid === undefined) throw new Error(`could not start ${binary}`);
     child.unref();
     return child.pid;

@@ -5,7 +5,7 @@ import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { KubeClient } from '@mooring/runtime';
 import { repoRoot, up } from '../../hack/lib/control-plane.ts';
-import { testLocation } from '../../hack/lib/test-location.ts';
+import { testLocation, workloadsTestLocation } from '../../hack/lib/test-location.ts';
 
 /** The cluster every integration test talks to. */
 export interface TestCluster {
@@ -13,7 +13,39 @@ export interface TestCluster {
   client: KubeClient;
 }
 
+/** Which test cluster: the shared plain one, or one where Deployments, Jobs and Pods really run. */
+export interface TestClusterOptions {
+  /**
+   * A control plane with kube-controller-manager, kube-scheduler and kwok's fake Nodes, for tests
+   * that wait on workload health. It is a separate plane (`.mooring/test-control-plane-workloads`),
+   * started on first use and left up for the next run like the plain one; stop it with
+   * `hack/control-plane down --dir .mooring/test-control-plane-workloads`.
+   */
+  workloads?: boolean;
+}
+
 let shared: Promise<TestCluster> | undefined;
+let sharedWorkloads: Promise<TestCluster> | undefined;
+
+/** Where the workloads test plane lives; `MOORING_WORKLOADS_DIR` moves it (e.g. a CI scratch dir). */
+export function workloadsLocation() {
+  return workloadsTestLocation();
+}
+
+async function connectWorkloads(): Promise<TestCluster> {
+  // Reuse costs a /readyz probe and a CRD apply; a plane without workloads gets them added.
+  const running = await up(workloadsLocation(), () => {}, { workloads: true });
+  return connectTo(running.kubeconfig);
+}
+
+async function connectTo(kubeconfig: string): Promise<TestCluster> {
+  const client = await KubeClient.fromKubeconfig(kubeconfig, { qps: 200, burst: 400 });
+  // Fail here, loudly, rather than in every test: a test that needs the cluster never skips.
+  await client.request({ method: 'GET', path: '/version' }).catch((err: Error) => {
+    throw new Error(`the test control plane at ${kubeconfig} is not reachable: ${err.message}`);
+  });
+  return { kubeconfig, client };
+}
 
 async function connect(): Promise<TestCluster> {
   let kubeconfig = process.env.KUBECONFIG;
@@ -24,16 +56,18 @@ async function connect(): Promise<TestCluster> {
     kubeconfig = running.kubeconfig;
     process.env.KUBECONFIG = kubeconfig;
   }
-  const client = await KubeClient.fromKubeconfig(kubeconfig, { qps: 200, burst: 400 });
-  // Fail here, loudly, rather than in every test: a test that needs the cluster never skips.
-  await client.request({ method: 'GET', path: '/version' }).catch((err: Error) => {
-    throw new Error(`the test control plane at ${kubeconfig} is not reachable: ${err.message}`);
-  });
-  return { kubeconfig, client };
+  return connectTo(kubeconfig);
 }
 
-/** Connects once per test process; rejects (failing the test) when no control plane can start. */
-export function testCluster(): Promise<TestCluster> {
+/**
+ * Connects once per test process (and kind of cluster); rejects (failing the test) when no
+ * control plane can start.
+ */
+export function testCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
+  if (options.workloads) {
+    sharedWorkloads ??= connectWorkloads();
+    return sharedWorkloads;
+  }
   shared ??= connect();
   return shared;
 }
@@ -49,8 +83,12 @@ export function uniqueName(prefix: string): string {
 }
 
 /** Creates a namespace for one test and deletes it when the test ends. */
-export async function testNamespace(t: TestContext, prefix = t.name): Promise<string> {
-  const { client } = await testCluster();
+export async function testNamespace(
+  t: TestContext,
+  prefix = t.name,
+  options: TestClusterOptions = {},
+): Promise<string> {
+  const { client } = await testCluster(options);
   const name = uniqueName(prefix || 'test');
   await client.create({
     apiVersion: 'v1',

@@ -1,4 +1,12 @@
-export { kubectl, type TestCluster, testCluster, testNamespace, uniqueName } from './cluster.ts';
+export {
+  kubectl,
+  type TestCluster,
+  type TestClusterOptions,
+  testCluster,
+  testNamespace,
+  uniqueName,
+  workloadsLocation,
+} from './cluster.ts';
 export { eventually } from './eventually.ts';
 export { type FileChanges, GitServer, type GitServerAuth, git, TestRepo } from './git-server.ts';
 export { type InProcessOperators, startInProcessOperators } from './in-process-operators.ts';
