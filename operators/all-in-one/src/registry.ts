@@ -8,6 +8,8 @@ export const OPERATORS: Record<string, () => Promise<OperatorDefinition>> = {
   source: async () => (await import('@mooring/source-operator')).sourceOperator(),
   kustomize: async () => (await import('@mooring/kustomize-operator')).kustomizeOperator(),
   notification: async () => (await import('@mooring/notification-operator')).notificationOperator(),
+  'image-automation': async () =>
+    (await import('@mooring/image-automation-operator')).imageAutomationOperator(),
 };
 
 /** The operators `--only` names (all of them when unset); unknown names are an error. */

@@ -33,7 +33,11 @@ export const CommitSpec = Type.Object({
       { description: 'Sign commits with this key.' },
     ),
   ),
-  messageTemplate: Type.Optional(Type.String({ description: 'Go text/template of the commit message.' })),
+  messageTemplate: Type.Optional(
+    Type.String({
+      description: 'Mustache template of the commit message; see operators/image-automation/README.md.',
+    }),
+  ),
   messageTemplateValues: Type.Optional(
     StringMap({ description: 'Values exposed to the template as .Values.' }),
   ),

@@ -1,0 +1,30 @@
+import type { KubeClient, KubeObject } from '@mooring/runtime';
+import { ApiError, RetryableError, StalledError } from '@mooring/runtime';
+
+interface SecretObject extends KubeObject {
+  data?: Record<string, string>;
+}
+
+/** A Secret's values, decoded; a missing Secret is retried (it may be created after the object). */
+export async function readSecretData(
+  client: KubeClient,
+  namespace: string,
+  name: string,
+  purpose: string,
+): Promise<Record<string, string>> {
+  let secret: SecretObject;
+  try {
+    secret = await client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', namespace, name });
+  } catch (err) {
+    if (err instanceof ApiError && err.isNotFound) {
+      throw new RetryableError('SecretNotFound', `${purpose} Secret ${namespace}/${name} not found`);
+    }
+    if (err instanceof ApiError && err.statusCode === 403) {
+      throw new StalledError('AccessDenied', `not allowed to read ${purpose} Secret ${namespace}/${name}`);
+    }
+    throw err;
+  }
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(secret.data ?? {})) out[k] = Buffer.from(v, 'base64').toString('utf8');
+  return out;
+}
