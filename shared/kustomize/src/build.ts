@@ -288,8 +288,9 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
 }
 
 /**
- * kustomize ends every build by rewriting metadata.annotations as a string map, so a value a patch set
- * as a number or boolean comes out quoted.
+ * kustomize ends every build (after name references are fixed) by rewriting metadata.annotations as a
+ * string map of the values' text, so a value a patch or replacement set as a number or boolean comes out
+ * quoted, and a null a JSON patch wrote comes out as "null" (an empty value in a file became "" at load).
  */
 function stringifyAnnotations(metadata: JsonObject): void {
   const annotations = metadata.annotations;
@@ -297,7 +298,7 @@ function stringifyAnnotations(metadata: JsonObject): void {
   for (const [key, value] of Object.entries(annotations)) {
     if (typeof value === 'string') continue;
     annotations[key] =
-      value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+      value === null ? 'null' : typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
 }
 

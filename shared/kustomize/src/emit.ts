@@ -1,4 +1,5 @@
-import type { JsonValue, Resource } from './resource.ts';
+import { exactIntText } from './exact-ints.ts';
+import type { JsonObject, JsonValue, Resource } from './resource.ts';
 
 // `kustomize build` prints each resource through sigs.k8s.io/yaml (JSON → go-yaml v2 Marshal), so the bytes
 // are go-yaml v2's emitter: keys sorted with its "natural" order, YAML 1.1 look-alikes quoted, plain and
@@ -160,7 +161,13 @@ type Style = 'plain' | 'single' | 'double' | 'literal';
 
 /** The state of go-yaml's emitter that affects output bytes. */
 class Emitter {
-  chunks: string[] = [];
+  // One growing string: V8 concatenates into ropes, cheaper than an array of one-character pieces.
+  out = '';
+  readonly infos: Map<string, StringInfo>;
+
+  constructor(infos: Map<string, StringInfo>) {
+    this.infos = infos;
+  }
   column = 0;
   whitespace = true;
   indention = true;
@@ -169,21 +176,21 @@ class Emitter {
   indents: number[] = [];
 
   put(s: string): void {
-    this.chunks.push(s);
+    this.out += s;
     this.column += s.length;
   }
   putCp(c: number): void {
-    this.chunks.push(String.fromCodePoint(c));
+    this.out += String.fromCodePoint(c);
     this.column++;
   }
   putBreak(): void {
-    this.chunks.push('\n');
+    this.out += '\n';
     this.column = 0;
   }
   writeBreakCp(c: number): void {
     if (c === 0x0a) this.putBreak();
     else {
-      this.chunks.push(String.fromCodePoint(c));
+      this.out += String.fromCodePoint(c);
       this.column = 0;
     }
   }
@@ -361,18 +368,66 @@ interface Context {
   simpleKey: boolean;
 }
 
-/** Emits a string scalar: go-yaml's stringv picks the requested style, the emitter may downgrade it. */
-function emitString(e: Emitter, s: string, ctx: Context): void {
-  const cps = codePoints(s);
-  let style: Style;
-  if (s.includes('\n')) style = 'literal';
-  else if (plainIsString(s)) style = 'plain';
-  else style = 'double';
-  emitScalar(e, cps, style, ctx);
+/** What emitting a string needs that depends on the string alone. */
+interface StringInfo {
+  cps: number[];
+  analysis: ScalarAnalysis;
+  /** The style go-yaml's stringv asks for. */
+  requested: Style;
+  /** yaml_emitter_check_simple_key, for the string as a mapping key. */
+  simpleKey: boolean;
 }
 
-function emitScalar(e: Emitter, cps: number[], requested: Style, ctx: Context): void {
-  const a = analyze(cps);
+// Manifests repeat the same keys and many values thousands of times: one render analyses each text
+// once. The cache lives for one toYAML call only, so no value (a Secret's data) outlives the render.
+const MAX_CACHED_LENGTH = 256;
+
+function stringInfo(e: Emitter, s: string): StringInfo {
+  let info = e.infos.get(s);
+  if (info !== undefined) return info;
+  const cps = codePoints(s);
+  let requested: Style;
+  if (s.includes('\n')) requested = 'literal';
+  else if (plainIsString(s)) requested = 'plain';
+  else requested = 'double';
+  info = {
+    cps,
+    analysis: analyze(cps),
+    requested,
+    simpleKey: !/[\r\n\u0085\u2028\u2029]/.test(s) && Buffer.byteLength(s) <= 128,
+  };
+  // Long texts (file contents in ConfigMaps) rarely repeat and would pin their code points in memory.
+  if (s.length > MAX_CACHED_LENGTH) return info;
+  e.infos.set(s, info);
+  return info;
+}
+
+/** Emits a string scalar: go-yaml's stringv picks the requested style, the emitter may downgrade it. */
+function emitString(e: Emitter, s: string, ctx: Context): void {
+  const info = stringInfo(e, s);
+  emitScalar(e, info.cps, info.requested, ctx, info.analysis, s);
+}
+
+/**
+ * Emits a plain scalar known to need no quoting (a number, boolean or null): what writePlain does for
+ * text without spaces or breaks, in one step.
+ */
+function emitPlainWord(e: Emitter, text: string): void {
+  if (!e.whitespace) e.put(' ');
+  e.put(text);
+  e.whitespace = false;
+  e.indention = false;
+}
+
+function emitScalar(
+  e: Emitter,
+  cps: number[],
+  requested: Style,
+  ctx: Context,
+  analysis?: ScalarAnalysis,
+  text?: string,
+): void {
+  const a = analysis ?? analyze(cps);
   let style = requested;
   if (ctx.simpleKey && a.multiline) style = 'double';
   if (style === 'plain') {
@@ -381,8 +436,19 @@ function emitScalar(e: Emitter, cps: number[], requested: Style, ctx: Context): 
   }
   if (style === 'single' && !a.singleQuotedAllowed) style = 'double';
   if (style === 'literal' && (!a.blockAllowed || ctx.simpleKey)) style = 'double';
-  e.increaseIndent(true, false);
   const allowBreaks = !ctx.simpleKey;
+  // A plain scalar that cannot reach the fold column (or may not fold) is written whole; the text
+  // must count one column per UTF-16 unit, as the code points do. A plain scalar never has breaks.
+  if (
+    style === 'plain' &&
+    text !== undefined &&
+    text.length === cps.length &&
+    (!allowBreaks || e.column + 1 + cps.length <= bestWidth)
+  ) {
+    emitPlainWord(e, text);
+    return;
+  }
+  e.increaseIndent(true, false);
   if (style === 'plain') e.writePlain(cps, allowBreaks);
   else if (style === 'single') e.writeSingle(cps, allowBreaks);
   else if (style === 'double') e.writeDouble(cps, allowBreaks);
@@ -413,8 +479,36 @@ function formatNumber(n: number): string {
 const isLetter = (ch: string): boolean => /\p{L}/u.test(ch);
 const isDigit = (ch: string): boolean => /\p{Nd}/u.test(ch);
 
+const isAsciiLetter = (c: number): boolean => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * goYamlKeyLess on two ASCII strings, on char codes (for ASCII, \p{L} and \p{Nd} are exactly these
+ * ranges); undefined when either string has a non-ASCII character. Sorting keys is a large share of
+ * rendering, and almost every key is ASCII.
+ */
+function asciiKeyLess(a: string, b: string): boolean | undefined {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ai = a.charCodeAt(i);
+    const bi = b.charCodeAt(i);
+    if (ai > 0x7f || bi > 0x7f) return undefined;
+    if (ai === bi) continue;
+    const al = isAsciiLetter(ai);
+    const bl = isAsciiLetter(bi);
+    if (al && bl) return ai < bi;
+    if (al || bl) return bl;
+    // Digit runs: fall back to the general code, which also handles what follows the difference.
+    return undefined;
+  }
+  for (let i = n; i < a.length; i++) if (a.charCodeAt(i) > 0x7f) return undefined;
+  for (let i = n; i < b.length; i++) if (b.charCodeAt(i) > 0x7f) return undefined;
+  return a.length < b.length;
+}
+
 /** go-yaml v2's keyList.Less for string keys: letters before others, digit runs compared as numbers. */
 export function goYamlKeyLess(a: string, b: string): boolean {
+  const fast = asciiKeyLess(a, b);
+  if (fast !== undefined) return fast;
   const ar = Array.from(a);
   const br = Array.from(b);
   for (let i = 0; i < ar.length && i < br.length; i++) {
@@ -456,11 +550,11 @@ const codePoints = (text: string): number[] => Array.from(text, (c) => c.codePoi
 
 function emitNode(e: Emitter, value: JsonValue, ctx: Context): void {
   if (value === null) {
-    emitScalar(e, codePoints('null'), 'plain', ctx);
+    emitPlainWord(e, 'null');
     return;
   }
   if (typeof value === 'boolean' || typeof value === 'number') {
-    emitScalar(e, codePoints(typeof value === 'boolean' ? String(value) : formatNumber(value)), 'plain', ctx);
+    emitPlainWord(e, typeof value === 'boolean' ? String(value) : formatNumber(value));
     return;
   }
   if (typeof value === 'string') {
@@ -473,10 +567,10 @@ function emitNode(e: Emitter, value: JsonValue, ctx: Context): void {
       return;
     }
     e.increaseIndent(false, ctx.mapping && !e.indention);
-    for (const item of value) {
+    for (let i = 0; i < value.length; i++) {
       e.writeIndent();
       e.writeIndicator('-', true, false, true);
-      emitNode(e, item, { sequence: true, mapping: false, simpleKey: false });
+      emitChild(e, value, i, { sequence: true, mapping: false, simpleKey: false });
     }
     e.popIndent();
     return;
@@ -490,8 +584,7 @@ function emitNode(e: Emitter, value: JsonValue, ctx: Context): void {
   for (const key of keys) {
     e.writeIndent();
     // yaml_emitter_check_simple_key: single-line keys of at most 128 bytes.
-    const simple = !/[\r\n\u0085\u2028\u2029]/.test(key) && Buffer.byteLength(key) <= 128;
-    if (simple) {
+    if (stringInfo(e, key).simpleKey) {
       emitString(e, key, { sequence: false, mapping: true, simpleKey: true });
       e.writeIndicator(':', false, false, false);
     } else {
@@ -500,9 +593,27 @@ function emitNode(e: Emitter, value: JsonValue, ctx: Context): void {
       e.writeIndent();
       e.writeIndicator(':', true, false, true);
     }
-    emitNode(e, value[key] as JsonValue, { sequence: false, mapping: true, simpleKey: false });
+    emitChild(e, value, key, { sequence: false, mapping: true, simpleKey: false });
   }
   e.popIndent();
+}
+
+/** Emits container[key]; an integer beyond 2^53 prints as the exact text its source held. */
+function emitChild(
+  e: Emitter,
+  container: JsonObject | JsonValue[],
+  key: string | number,
+  ctx: Context,
+): void {
+  const value = (container as Record<string | number, JsonValue>)[key] as JsonValue;
+  if (typeof value === 'number' && Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+    const exact = exactIntText(container, key, value);
+    if (exact !== undefined) {
+      emitPlainWord(e, exact);
+      return;
+    }
+  }
+  emitNode(e, value, ctx);
 }
 
 function emitEmptyFlow(e: Emitter, open: string, close: string): void {
@@ -513,18 +624,19 @@ function emitEmptyFlow(e: Emitter, open: string, close: string): void {
 }
 
 /** One document exactly as go-yaml v2's Marshal prints it. */
-export function toYAMLDocument(value: JsonValue): string {
-  const e = new Emitter();
+export function toYAMLDocument(value: JsonValue, infos = new Map<string, StringInfo>()): string {
+  const e = new Emitter(infos);
   emitNode(e, value, { sequence: false, mapping: false, simpleKey: false });
   e.writeIndent();
   if (e.openEnded) {
     e.writeIndicator('...', true, false, false);
     e.writeIndent();
   }
-  return e.chunks.join('');
+  return e.out;
 }
 
 /** Renders resources byte-identically to `kustomize build`: each document as go-yaml prints it, joined by `---`. */
 export function toYAML(resources: Resource[]): string {
-  return resources.map((r) => toYAMLDocument(r.object)).join('---\n');
+  const infos = new Map<string, StringInfo>();
+  return resources.map((r) => toYAMLDocument(r.object, infos)).join('---\n');
 }

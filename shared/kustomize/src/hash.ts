@@ -3,7 +3,17 @@ import type { JsonObject, JsonValue } from './resource.ts';
 
 /** Orders strings by their UTF-8 bytes, as Go's sort.Strings and json.Marshal's map keys do. */
 export function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  // UTF-16 units order like UTF-8 bytes until a surrogate (or U+E000 and up) decides: compare units
+  // in place, without encoding, and encode only then. Sorting thousands of resources calls this a lot.
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 || y >= 0xd800) return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+    return x < y ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
 }
 
 /** A JSON string literal as Go's encoding/json writes it: HTML-escaped `<>&`, U+2028/U+2029 escaped. */

@@ -1,5 +1,15 @@
-import { type Document, isMap, isScalar, parseAllDocuments, type ScalarTag, type Tags, visit } from 'yaml';
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  parseAllDocuments,
+  type ScalarTag,
+  type Tags,
+} from 'yaml';
 import { KustomizeError } from './errors.ts';
+import { mayHoldBigInts, noteExactInts } from './exact-ints.ts';
 import type { JsonObject, JsonValue } from './resource.ts';
 
 /** Caps on the YAML a build parses. */
@@ -133,17 +143,26 @@ function checkDepth(value: JsonValue, maxDepth: number, source: string): void {
   }
 }
 
-/** kustomize cannot turn a mapping with a number, boolean or null key into JSON, so it refuses it. */
-function refuseNonStringKeys(doc: Document, source: string): void {
-  visit(doc, {
-    Pair(_, pair) {
-      if (isScalar(pair.key) && typeof pair.key.value !== 'string') {
+/**
+ * kustomize cannot turn a mapping with a number, boolean or null key into JSON, so it refuses it.
+ * A direct walk over maps and lists rather than yaml's visit(): this runs on every resource document,
+ * and the generic visitor cost more than the rest of the loader's own work.
+ */
+function refuseNonStringKeys(node: unknown, source: string): void {
+  if (isMap(node) || isSeq(node)) {
+    for (const item of node.items) refuseNonStringKeys(item, source);
+  } else if (isPair(node)) {
+    // Pairs sit in maps, and in flow lists (`[a: 1]`).
+    const key = node.key;
+    if (isScalar(key)) {
+      if (typeof key.value !== 'string') {
         throw new KustomizeError(
-          `${source}: mapping key ${JSON.stringify(pair.key.source ?? String(pair.key.value))} is not a string; quote it`,
+          `${source}: mapping key ${JSON.stringify(key.source ?? String(key.value))} is not a string; quote it`,
         );
       }
-    },
-  });
+    } else refuseNonStringKeys(key, source);
+    refuseNonStringKeys(node.value, source);
+  }
 }
 
 /**
@@ -191,13 +210,15 @@ export function parseYamlDocuments(
   const out: JsonValue[] = [];
   try {
     const options = parseOptions(limits, schema);
+    const bigInts = mayHoldBigInts(text);
     for (const doc of parseAllDocuments(text, options)) {
       const error = doc.errors[0];
       if (error) throw new KustomizeError(`${source}: invalid YAML: ${error.message.split('\n')[0]}`);
       if (doc.contents === null) continue;
-      if (annotationText) refuseNonStringKeys(doc, source);
+      if (annotationText) refuseNonStringKeys(doc.contents, source);
       const value = doc.toJS({ maxAliasCount: limits.maxAliasCount }) as JsonValue;
       checkDepth(value, limits.maxDepth, source);
+      if (bigInts) noteExactInts(doc.contents, value);
       if (annotationText) keepAnnotationText(doc, value);
       out.push(value);
     }

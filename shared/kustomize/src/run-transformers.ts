@@ -114,7 +114,7 @@ export function runTransformers(
 ): void {
   const w: Where = { fs, dir, rootOnly };
   const openapi = loadOpenApi(w, k, limits);
-  const context = openapi === undefined ? {} : { openapi };
+  const context = openapi === undefined ? { yamlLimits: limits } : { openapi, yamlLimits: limits };
   const { smp, patches, json6902 } = patchInputs(w, k);
   // kustomize notes every builtin transformer instance on every resource after it ran.
   const ran = (configuredBy: string): void => {

@@ -163,6 +163,20 @@ describe('build errors', () => {
     await assert.rejects(build(createConfinedFs(root), 'apps', strict), KustomizeError);
   });
 
+  it("holds patches to the build's YAML limits", async () => {
+    const root = tree({
+      'kustomization.yaml': 'resources: [a.yaml]\npatches: [{path: patch.yaml}]\n',
+      'a.yaml': cm('a'),
+      'patch.yaml': `${cm('a')}data:\n  x: &v value\n  y: *v\n  z: *v\n  w: *v\n`,
+    });
+    const yaml = toYAML(await build(createConfinedFs(root), '.'));
+    assert.match(yaml, /w: value/);
+    await assert.rejects(
+      build(createConfinedFs(root), '.', { limits: { maxAliasCount: 2 } }),
+      /patch\.yaml: YAML expands too many aliases \(limit 2\)/,
+    );
+  });
+
   it('refuses a YAML file that is not Kubernetes YAML in Flux mode', async () => {
     const root = tree({ 'apps/values.yaml': 'replicaCount: 2\n' });
     await assert.rejects(

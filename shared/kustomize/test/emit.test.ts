@@ -51,6 +51,15 @@ describe('toYAMLDocument', () => {
       assert.equal(toYAMLDocument(value as never), expected);
     });
   }
+
+  it('folds plain strings at exactly the column go-yaml does', () => {
+    const value: Record<string, string> = {};
+    for (let n = 66; n < 84; n++) value[`k${n}`] = `${'word '.repeat(30).slice(0, n).trimEnd()}x`;
+    // The data block of `kustomize build` on a ConfigMap with this data.
+    const expected =
+      'data:\n  k66: word word word word word word word word word word word word word wx\n  k67: word word word word word word word word word word word word word wox\n  k68: word word word word word word word word word word word word word worx\n  k69: word word word word word word word word word word word word word wordx\n  k70: word word word word word word word word word word word word word wordx\n  k71: word word word word word word word word word word word word word word wx\n  k72: word word word word word word word word word word word word word word wox\n  k73: word word word word word word word word word word word word word word worx\n  k74: word word word word word word word word word word word word word word wordx\n  k75: word word word word word word word word word word word word word word wordx\n  k76: word word word word word word word word word word word word word word word\n    wx\n  k77: word word word word word word word word word word word word word word word\n    wox\n  k78: word word word word word word word word word word word word word word word\n    worx\n  k79: word word word word word word word word word word word word word word word\n    wordx\n  k80: word word word word word word word word word word word word word word word\n    wordx\n  k81: word word word word word word word word word word word word word word word\n    word wx\n  k82: word word word word word word word word word word word word word word word\n    word wox\n  k83: word word word word word word word word word word word word word word word\n    word worx\n';
+    assert.equal(toYAMLDocument({ data: value }), expected);
+  });
 });
 
 describe('goYamlKeyLess', () => {

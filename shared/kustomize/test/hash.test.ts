@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeHash, goJsonMarshal, hashResource } from '../src/hash.ts';
+import { compareUtf8, encodeHash, goJsonMarshal, hashResource } from '../src/hash.ts';
 
 // Expected suffixes come from the Go kustomize v5.8.0 binary building the same generators.
 describe('hashResource matches kustomize', () => {
@@ -54,5 +54,14 @@ describe('encodeHash', () => {
   it('keeps 10 characters and swaps 0, 1, 3, a and e', () => {
     assert.equal(encodeHash('0123456789abcdef'), 'gh2k456789');
     assert.equal(encodeHash('aeaeaeaeaeff'), 'mtmtmtmtmt');
+  });
+});
+
+describe('compareUtf8', () => {
+  it('orders by UTF-8 bytes, which differs from UTF-16 order past U+FFFF', () => {
+    const sorted = ['😀', '\uffff', 'b', 'a', 'ab', 'é', 'Z', ''].sort(compareUtf8);
+    assert.deepEqual(sorted, ['', 'Z', 'a', 'ab', 'b', 'é', '\uffff', '😀']);
+    assert.equal(compareUtf8('x😀', 'x\uffff'), 1);
+    assert.equal(compareUtf8('same', 'same'), 0);
   });
 });

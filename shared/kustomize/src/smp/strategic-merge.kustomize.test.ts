@@ -107,8 +107,7 @@ test('strategicMerge agrees with kustomize build on 120 random Deployment patche
     let compared = 0;
     for (const [i, c] of cases.entries()) {
       const expected = built.get(`d${i}`) ?? null;
-      if (/"\$(patch|retainKeys|setElementOrder|deleteFromPrimitiveList)/.test(JSON.stringify(expected)))
-        continue;
+      if (/"\$patch/.test(JSON.stringify(expected))) continue;
       const actual = strategicMerge(c.original, c.patch, schemaFor('apps/v1', 'Deployment'));
       assert.ok(
         isDeepStrictEqual(actual, expected),

@@ -33,6 +33,12 @@ function merge(original: JsonObject, patch: JsonObject, extra?: OpenApiDocument)
   return strategicMerge(original, patch, schema, extra ? { openapi: extra } : {});
 }
 
+/** A merge with the API server's meaning of $retainKeys, $setElementOrder and $deleteFromPrimitiveList. */
+function serverMerge(original: JsonObject, patch: JsonObject): JsonObject | null {
+  const schema = schemaFor(String(original.apiVersion), String(original.kind));
+  return strategicMerge(original, patch, schema, { applyServerDirectives: true });
+}
+
 const crdDocument: OpenApiDocument = {
   definitions: {
     'v1alpha1.Widget': {
@@ -203,8 +209,8 @@ describe('strategicMerge list rules', () => {
     ]);
   });
 
-  test('volumes merge by name and $retainKeys drops the old volume source', () => {
-    const result = merge(
+  test('volumes merge by name and $retainKeys drops the old volume source (server directives)', () => {
+    const result = serverMerge(
       deployment({
         volumes: [
           { name: 'v1', configMap: { name: 'cm' } },
@@ -372,16 +378,16 @@ describe('strategicMerge maps and directives', () => {
     assert.deepEqual(podSpec(result).volumes, [{ name: 'v9', emptyDir: {} }]);
   });
 
-  test('$deleteFromPrimitiveList removes values from a primitive list', () => {
-    const result = merge(
+  test('$deleteFromPrimitiveList removes values from a primitive list (server directives)', () => {
+    const result = serverMerge(
       deployment({}, { finalizers: ['a', 'b', 'c'] }),
       deployment({}, { '$deleteFromPrimitiveList/finalizers': ['b'] }),
     );
     assert.deepEqual(at(result, 'metadata'), { name: 'web', finalizers: ['a', 'c'] });
   });
 
-  test('$setElementOrder orders the listed elements', () => {
-    const result = merge(
+  test('$setElementOrder orders the listed elements (server directives)', () => {
+    const result = serverMerge(
       deployment({ containers: [{ name: 'a' }, { name: 'b' }, { name: 'c' }] }),
       deployment({
         '$setElementOrder/containers': [{ name: 'c' }, { name: 'a' }],
@@ -390,6 +396,39 @@ describe('strategicMerge maps and directives', () => {
     );
     assert.deepEqual(podSpec(result), {
       containers: [{ name: 'c' }, { name: 'b' }, { name: 'a', image: 'x' }],
+    });
+  });
+
+  test('by default $retainKeys, $setElementOrder and $deleteFromPrimitiveList are copied through, as kustomize does', () => {
+    const result = merge(
+      deployment(
+        { containers: [{ name: 'a' }, { name: 'b' }], volumes: [{ name: 'v1', configMap: { name: 'cm' } }] },
+        { finalizers: ['a', 'b'] },
+      ),
+      deployment(
+        {
+          '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }],
+          volumes: [{ name: 'v1', $retainKeys: ['name', 'secret'], secret: { secretName: 's' } }],
+        },
+        { '$deleteFromPrimitiveList/finalizers': ['b'] },
+      ),
+    );
+    assert.deepEqual(at(result, 'metadata'), {
+      name: 'web',
+      finalizers: ['a', 'b'],
+      '$deleteFromPrimitiveList/finalizers': ['b'],
+    });
+    assert.deepEqual(podSpec(result), {
+      containers: [{ name: 'a' }, { name: 'b' }],
+      '$setElementOrder/containers': [{ name: 'b' }, { name: 'a' }],
+      volumes: [
+        {
+          name: 'v1',
+          $retainKeys: ['name', 'secret'],
+          configMap: { name: 'cm' },
+          secret: { secretName: 's' },
+        },
+      ],
     });
   });
 
@@ -402,8 +441,8 @@ describe('strategicMerge maps and directives', () => {
     assert.equal(merge(deployment({}), { ...deployment({}), $patch: 'delete' }), null);
   });
 
-  test('no directive key survives, even inside a replaced list', () => {
-    const result = merge(
+  test('no directive key survives server directives, even inside a replaced list', () => {
+    const result = serverMerge(
       deployment({ tolerations: [{ key: 'k1' }] }),
       deployment({ tolerations: [{ $patch: 'replace' }, { key: 'k2' }] }),
     );

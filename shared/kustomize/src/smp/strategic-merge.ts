@@ -2,9 +2,14 @@
 // (sigs.k8s.io/kustomize/kyaml yaml/merge2 + yaml/walk, with ListIncreaseDirection=Prepend as
 // api/filters/patchstrategicmerge sets it) onto plain JSON values. The list rules are ported
 // step by step, odd corners included, because kustomize's output order is what conformance checks.
-// Beyond kyaml, `$retainKeys`, `$setElementOrder/<f>` and `$deleteFromPrimitiveList/<f>` are applied
-// with apimachinery's meaning (kyaml copies them into the output), and no directive key is left behind.
+//
+// `$retainKeys`, `$setElementOrder/<f>` and `$deleteFromPrimitiveList/<f>`: kustomize v5.8.0's kyaml
+// does not know them and merges them as ordinary fields, so they reach its output. build() must match
+// kustomize byte for byte, so that is the default here too. `applyServerDirectives: true` applies them
+// with apimachinery's (the API server's) meaning instead and leaves no directive key behind; nothing
+// in the build uses it. `$patch` is always honoured and never left in the output.
 import { KustomizeError } from '../errors.ts';
+import { copyExactInts } from '../exact-ints.ts';
 import type { JsonObject, JsonValue } from '../resource.ts';
 import type { OpenApiDocument, PatchSchema } from './schema.ts';
 import { schemaFor } from './schema.ts';
@@ -13,6 +18,11 @@ import { schemaFor } from './schema.ts';
 export interface StrategicMergeOptions {
   /** The kustomization's `openapi:` document; objects nested under unknown fields are looked up there by apiVersion/kind. */
   openapi?: OpenApiDocument;
+  /**
+   * Apply `$retainKeys`, `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` as the API
+   * server does. Off by default: kustomize copies them into its output unapplied.
+   */
+  applyServerDirectives?: boolean;
 }
 
 type Node = JsonValue | undefined;
@@ -65,9 +75,14 @@ function fail(path: string[], message: string): never {
 /** Deep copy of plain JSON; several times faster than structuredClone on manifests. */
 function clone(value: JsonValue): JsonValue {
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map(clone);
+  if (Array.isArray(value)) {
+    const list = value.map(clone);
+    copyExactInts(value, list);
+    return list;
+  }
   const copy: JsonObject = {};
   for (const key of Object.keys(value)) assign(copy, key, clone(value[key]!));
+  copyExactInts(value, copy);
   return copy;
 }
 
@@ -75,6 +90,8 @@ interface Walk {
   lookup: (apiVersion: string, kind: string) => PatchSchema | undefined;
   // Raw scalar for a merge-key text, so a key kyaml re-adds keeps its JSON type (80, not "80").
   raw: Map<string, JsonValue>;
+  /** StrategicMergeOptions.applyServerDirectives. */
+  serverDirectives: boolean;
 }
 
 function metaSchema(ctx: Walk, sources: Node[]): PatchSchema | undefined {
@@ -110,7 +127,7 @@ function walk(ctx: Walk, dest: Node, origin: Node, given: PatchSchema | undefine
     if (schema && strategy.split(',').includes('merge'))
       return walkAssociativeList(ctx, dest, origin, schema, path);
     // Non-associative lists are replaced by the patch's list.
-    return origin !== undefined ? stripDirectives(origin) : dest;
+    return origin !== undefined ? stripDirectives(ctx, origin) : dest;
   }
   for (const source of [dest, origin]) {
     if (!isMissingOrNull(source) && (isMap(source) || Array.isArray(source))) {
@@ -206,7 +223,7 @@ function walkMap(ctx: Walk, dest: Node, origin: Node, schema: PatchSchema | unde
   let retain: string[] | undefined;
   const orders = new Map<string, JsonValue[]>();
   const deletions = new Map<string, JsonValue[]>();
-  if (isMap(origin)) {
+  if (ctx.serverDirectives && isMap(origin)) {
     for (const key of Object.keys(origin)) {
       if (key === RETAIN_KEYS) retain = takeStringList(origin, key, path).map(scalarText);
       else if (key.startsWith(SET_ELEMENT_ORDER)) {
@@ -268,12 +285,11 @@ function applyElementOrder(
   return list.map((item) => (rank.has(identity(item)) ? listed[next++]! : item));
 }
 
-function isDirectiveKey(key: string): boolean {
+function isDirectiveKey(ctx: Walk, key: string): boolean {
+  if (key === PATCH) return true;
   return (
-    key === PATCH ||
-    key === RETAIN_KEYS ||
-    key.startsWith(SET_ELEMENT_ORDER) ||
-    key.startsWith(DELETE_FROM_PRIMITIVE_LIST)
+    ctx.serverDirectives &&
+    (key === RETAIN_KEYS || key.startsWith(SET_ELEMENT_ORDER) || key.startsWith(DELETE_FROM_PRIMITIVE_LIST))
   );
 }
 
@@ -286,17 +302,20 @@ function markedDelete(node: JsonValue): boolean {
  * themselves): an element or field marked `$patch: delete` goes, as the patch meant; a directive-only
  * element and every other directive key are dropped.
  */
-function stripDirectives(node: JsonValue): JsonValue {
+function stripDirectives(ctx: Walk, node: JsonValue): JsonValue {
   if (Array.isArray(node)) {
-    return node
+    const list = node
       .filter((item) => !markedDelete(item))
       .filter((item) => !(isMap(item) && Object.hasOwn(item, PATCH) && Object.keys(item).length === 1))
-      .map(stripDirectives);
+      .map((item) => stripDirectives(ctx, item));
+    // Indexes still line up when nothing was dropped: keep the exact text of big integers.
+    if (list.length === node.length) copyExactInts(node, list);
+    return list;
   }
   if (!isMap(node)) return node;
   for (const key of Object.keys(node)) {
-    if (isDirectiveKey(key) || markedDelete(node[key]!)) delete node[key];
-    else assign(node, key, stripDirectives(node[key]!));
+    if (isDirectiveKey(ctx, key) || markedDelete(node[key]!)) delete node[key];
+    else assign(node, key, stripDirectives(ctx, node[key]!));
   }
   return node;
 }
@@ -547,13 +566,14 @@ export function strategicMerge(
   const ctx: Walk = {
     lookup: (apiVersion, kind) => schemaFor(apiVersion, kind, options.openapi),
     raw: new Map(),
+    serverDirectives: options.applyServerDirectives === true,
   };
   const dest = clone(original) as JsonObject;
   const result = walk(ctx, dest, clone(patch), schema, []);
   if (!isMap(result) || result === KEEP_NULL) return null;
   // A top-level `$patch: replace` makes kyaml return the patch node, but kustomize keeps the resource's
   // own node, which that walk never touched: the resource comes out unchanged. Matched for conformance.
-  if (result !== dest) return stripDirectives(dest) as JsonObject;
+  if (result !== dest) return stripDirectives(ctx, dest) as JsonObject;
   // Directive elements kyaml copies verbatim (e.g. in a list it adds whole) must not reach the output.
-  return stripDirectives(result) as JsonObject;
+  return stripDirectives(ctx, result) as JsonObject;
 }

@@ -62,7 +62,9 @@ function parsePatch(input: PatchInput, limits: YamlLimits | undefined): ParsedPa
   const patches =
     docs.length > 0 && docs.every(isObject) ? asPatchResources(docs as JsonObject[]) : undefined;
   const smpOk = patches !== undefined && typeof patches !== 'string';
-  if (format !== 'strategicMerge' && isOps && !smpOk) return { type: 'json6902', operations: first };
+  if (format !== 'strategicMerge' && isOps && !smpOk) {
+    return { type: 'json6902', operations: json6902Operations(input, limits) };
+  }
   if (format !== 'json6902' && smpOk) return { type: 'strategicMerge', documents: patches };
   if (format === 'json6902') {
     throw new KustomizeError(`${describe(input)} is not a JSON 6902 patch: expected a list of operations`);
@@ -72,6 +74,20 @@ function parsePatch(input: PatchInput, limits: YamlLimits | undefined): ParsedPa
     throw new KustomizeError(`${describe(input)} is not a strategic merge patch: ${why}`);
   }
   throw new KustomizeError(`unable to parse SM or JSON patch from ${describe(input)}`);
+}
+
+/**
+ * kustomize reads a JSON 6902 patch through sigs.k8s.io/yaml, which is YAML 1.1: `value: y` or `on` is
+ * a boolean there, not the string the core schema makes of it. So the operations are parsed again.
+ */
+function json6902Operations(input: PatchInput, limits: YamlLimits | undefined): JsonValue[] {
+  const [operations] = parseYamlDocuments(input.patch, input.source, limits, false, 'yaml-1.1').filter(
+    (d) => d !== null,
+  );
+  if (!Array.isArray(operations)) {
+    throw new KustomizeError(`${describe(input)} is not a JSON 6902 patch: expected a list of operations`);
+  }
+  return operations;
 }
 
 /**
