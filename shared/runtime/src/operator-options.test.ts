@@ -133,7 +133,7 @@ describe('parseOperatorOptions', () => {
       'bad log level',
       ['--log-level', 'trace'],
       {},
-      /^--log-level must be one of debug, info, warn, error, got "trace"$/,
+      /^--log-level must be one of debug, info, warn, error, silent, got "trace"$/,
     ],
     [
       'bad address',
