@@ -34,6 +34,8 @@ const DEFAULTS: OperatorOptions = {
   defaultServiceAccount: undefined,
   requeueDependencyMs: 30_000,
   shutdownTimeoutMs: 25_000,
+  kubeApiQps: 50,
+  kubeApiBurst: 300,
   help: false,
   extra: {},
 };
@@ -136,6 +138,12 @@ describe('parseOperatorOptions', () => {
       /^--log-level must be one of debug, info, warn, error, silent, got "trace"$/,
     ],
     [
+      'QPS not a whole number',
+      ['--kube-api-qps', '2.5'],
+      {},
+      /^--kube-api-qps must be a whole number from 1 to 100000, got "2.5"$/,
+    ],
+    [
       'bad address',
       ['--metrics-addr', 'localhost'],
       {},
@@ -205,7 +213,7 @@ describe('describeOptions', () => {
   it('lists every flag with its environment twin and default', () => {
     const lines = describeOptions().split('\n');
     assert.equal(lines[0], '| flag | environment | default | meaning |');
-    assert.equal(lines.length, 2 + 14);
+    assert.equal(lines.length, 2 + 16);
     assert.ok(
       lines.includes(
         '| `--concurrent` | `MOORING_CONCURRENT` | `4` | Reconciles run in parallel (per kind). |',

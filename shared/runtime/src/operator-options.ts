@@ -23,6 +23,9 @@ export interface OperatorOptions {
   defaultServiceAccount: string | undefined;
   requeueDependencyMs: number;
   shutdownTimeoutMs: number;
+  /** Client-side rate limit of API requests, as client-go's QPS and burst. */
+  kubeApiQps: number;
+  kubeApiBurst: number;
   help: boolean;
   /** Values of the caller's own extra flags (`ParseContext.extraFlags`), by flag name. */
   extra: Record<string, string | boolean | undefined>;
@@ -116,6 +119,13 @@ const FLAGS: readonly Flag[] = [
     'How soon to retry an object whose dependencies are not ready.',
   ),
   flag('shutdown-timeout', 'string', '25s', 'How long to let reconciles in flight finish on SIGTERM.'),
+  flag('kube-api-qps', 'string', '50', 'Sustained API requests per second (client-side limit), as Flux.'),
+  flag(
+    'kube-api-burst',
+    'string',
+    '300',
+    'API requests allowed in a burst above the sustained rate, as Flux.',
+  ),
 ];
 
 function readServiceAccountNamespace(): string | undefined {
@@ -206,6 +216,15 @@ export function parseOperatorOptions(
     if (ms < min) throw new OptionsError(`${r.from} must be at least ${formatDuration(min)}, got ${r.value}`);
     return ms;
   };
+  const wholeNumber = (name: string, min: number, max: number): number => {
+    const r = strOrDefault(name);
+    if (!/^[0-9]+$/.test(r.value) || Number(r.value) < min || Number(r.value) > max) {
+      throw new OptionsError(
+        `${r.from} must be a whole number from ${min} to ${max}, got ${JSON.stringify(r.value)}`,
+      );
+    }
+    return Number(r.value);
+  };
   const address = (name: string): string => {
     const r = strOrDefault(name);
     try {
@@ -287,6 +306,8 @@ export function parseOperatorOptions(
     ),
     requeueDependencyMs: duration('requeue-dependency', 1),
     shutdownTimeoutMs: duration('shutdown-timeout', 0),
+    kubeApiQps: wholeNumber('kube-api-qps', 1, 100_000),
+    kubeApiBurst: wholeNumber('kube-api-burst', 1, 100_000),
     help: values.help === true,
     extra,
   };

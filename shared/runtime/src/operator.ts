@@ -80,7 +80,11 @@ export async function runOperators(
     await HttpsTransport.create(loadKubeConfig(options.kubeconfig)),
     metrics,
   );
-  const client = new KubeClient(transport, { userAgent: `mooring-${name}` });
+  const client = new KubeClient(transport, {
+    userAgent: `mooring-${name}`,
+    qps: options.kubeApiQps,
+    burst: options.kubeApiBurst,
+  });
   const events = new EventRecorder({
     client,
     component: `mooring-${name}`,
