@@ -71,7 +71,7 @@ export function generatePki(dir: string): Pki {
   sign(
     'apiserver',
     '/CN=kube-apiserver',
-    'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.0.0.1,DNS:kubernetes,DNS:kubernetes.default.svc\n' +
+    'subjectAltName=IP:127.0.0.1,DNS:localhost,IP:10.96.0.1,DNS:kubernetes,DNS:kubernetes.default.svc\n' +
       'extendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n',
   );
   sign(

@@ -216,7 +216,8 @@ async function start(loc: ControlPlaneLocation, log: Log, workloads: boolean): P
     `--service-account-issuer=https://127.0.0.1:${apiPort}/`,
     `--service-account-key-file=${pki.serviceAccountPub}`,
     `--service-account-signing-key-file=${pki.serviceAccountKey}`,
-    '--service-cluster-ip-range=10.0.0.0/24',
+    // Room for tens of thousands of Services: the convergence benchmark creates one per Kustomization.
+    '--service-cluster-ip-range=10.96.0.0/16',
     '--authorization-mode=RBAC',
     '--allow-privileged=true',
     ...serviceAccountAdmission(workloads),
@@ -311,7 +312,7 @@ async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log)
       '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
       '--manage-nodes-with-label-selector=',
       '--manage-single-node=',
-      // Pod IPs outside the service range 10.0.0.0/24; no serving port (no --node-port/--server-address).
+      // Pod IPs outside the service range 10.96.0.0/16; no serving port (no --node-port/--server-address).
       '--cidr=10.244.0.0/16',
       '--node-ip=10.255.0.1',
       '--node-lease-duration-seconds=40',

@@ -20,6 +20,8 @@ import {
   type GitClient,
   GitError,
   GitRefNotFoundError,
+  gitAuthFromSecret,
+  InvalidGitCredentialsError,
   PushRejectedError,
 } from '@mooring/git';
 import {
@@ -31,13 +33,12 @@ import {
   type ReconcileResult,
   type Reconciler,
   RetryableError,
+  readSecretData,
   StalledError,
   WaitingError,
 } from '@mooring/runtime';
 import { commitMessageData, InvalidTemplateError, renderCommitMessage } from './commit-message.ts';
 import { checkCrossNamespace } from './cross-namespace.ts';
-import { gitAuthFromSecret } from './git-credentials.ts';
-import { readSecretData } from './secrets.ts';
 import type { PolicyImage } from './setters.ts';
 import { InvalidUpdatePathError, type UpdateOutcome, updateFiles } from './update-files.ts';
 
@@ -138,7 +139,13 @@ export function imageUpdateAutomationReconciler(
     const secret = repo.spec.secretRef?.name;
     if (!secret) return { repo };
     const data = await readSecretData(deps.client, srcNs, secret, 'Git credentials');
-    return { repo, auth: gitAuthFromSecret(data, repo.spec.url, secret) };
+    try {
+      return { repo, auth: gitAuthFromSecret(data, repo.spec.url, secret) };
+    } catch (err) {
+      if (err instanceof InvalidGitCredentialsError)
+        throw new StalledError('InvalidSourceConfiguration', err.message);
+      throw err;
+    }
   }
 
   async function signing(auto: ImageUpdateAutomation): Promise<CommitOptions> {

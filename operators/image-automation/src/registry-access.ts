@@ -8,8 +8,7 @@ import {
   RegistryError,
   RegistryNotFoundError,
 } from '@mooring/oci';
-import { type KubeClient, RetryableError, StalledError } from '@mooring/runtime';
-import { readSecretData } from './secrets.ts';
+import { type KubeClient, RetryableError, readSecretData, StalledError } from '@mooring/runtime';
 
 /**
  * A RegistryClient for an ImageRepository: `.dockerconfigjson` credentials from `secretRef`, CA and

@@ -18,6 +18,8 @@ import {
   type GitClient,
   GitRefNotFoundError,
   type GitRefSpec,
+  gitAuthFromSecret,
+  InvalidGitCredentialsError,
   type ResolvedRef,
   verifyCheckout,
 } from '@mooring/git';
@@ -27,13 +29,12 @@ import {
   type ReconcileResult,
   type Reconciler,
   RetryableError,
+  readSecretData,
   removeCondition,
   StalledError,
 } from '@mooring/runtime';
-import { gitAuthFromSecret } from './git-auth.ts';
 import { loadExclusionFilter } from './ignore-rules.ts';
 import { copyIncludes, type ResolvedInclude, resolveIncludes } from './include.ts';
-import { readSecretData } from './secrets.ts';
 import { markArtifactCurrent, markFetchFailed, markNewRevision } from './source-conditions.ts';
 import { deadlineSignal, specTimeoutMs } from './timeouts.ts';
 
@@ -112,7 +113,13 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
       secret,
       'credentials',
     );
-    return gitAuthFromSecret(data, obj.spec.url, secret);
+    try {
+      return gitAuthFromSecret(data, obj.spec.url, secret);
+    } catch (err) {
+      if (err instanceof InvalidGitCredentialsError)
+        throw new StalledError(Reason.InvalidProviderConfiguration, err.message);
+      throw err;
+    }
   }
 
   async function verificationKeys(obj: GitRepository): Promise<string[]> {

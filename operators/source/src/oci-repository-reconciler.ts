@@ -30,11 +30,11 @@ import {
   type ReconcileResult,
   type Reconciler,
   RetryableError,
+  readSecretData,
   removeCondition,
   StalledError,
 } from '@mooring/runtime';
 import { loadExclusionFilter } from './ignore-rules.ts';
-import { readSecretData } from './secrets.ts';
 import { markArtifactCurrent, markFetchFailed, markNewRevision } from './source-conditions.ts';
 import { deadlineSignal, specTimeoutMs } from './timeouts.ts';
 

@@ -1,3 +1,4 @@
+export { gitAuthFromSecret, InvalidGitCredentialsError } from './credentials.ts';
 export { GitAuthError, GitError, GitRefNotFoundError, GitTimeoutError, PushRejectedError } from './errors.ts';
 export {
   type CheckoutOptions,

@@ -20,6 +20,7 @@ export * from './operator.ts';
 export * from './operator-options.ts';
 export * from './reconcile-errors.ts';
 export * from './rest-mapper.ts';
+export * from './secret-data.ts';
 export * from './token-bucket.ts';
 export type * from './transport.ts';
 export * from './work-queue.ts';

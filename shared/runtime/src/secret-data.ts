@@ -1,8 +1,11 @@
-import type { KubeClient, KubeObject } from '@mooring/runtime';
-import { ApiError, RetryableError, StalledError } from '@mooring/runtime';
+import { ApiError } from './api-error.ts';
+import type { KubeClient } from './kube-client.ts';
+import type { KubeObject } from './kube-object.ts';
+import { RetryableError, StalledError } from './reconcile-errors.ts';
 
 interface SecretObject extends KubeObject {
   data?: Record<string, string>;
+  stringData?: Record<string, string>;
 }
 
 /** A Secret's values, decoded; a missing Secret is retried (it may be created after the object). */

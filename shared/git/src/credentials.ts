@@ -1,5 +1,9 @@
-import type { GitAuth } from '@mooring/git';
-import { StalledError } from '@mooring/runtime';
+import type { GitAuth } from './git-client.ts';
+
+/** A credentials Secret that cannot work for its URL; the message names the Secret and the missing key. */
+export class InvalidGitCredentialsError extends Error {
+  override name = 'InvalidGitCredentialsError';
+}
 
 /**
  * Git credentials from a Secret's decoded values, with Flux's keys: `username`/`password` or
@@ -14,22 +18,14 @@ export function gitAuthFromSecret(data: Record<string, string>, url: string, sec
   if (data.identity !== undefined) auth.sshIdentity = data.identity;
   if (data.known_hosts !== undefined) auth.sshKnownHosts = data.known_hosts;
   if (url.startsWith('ssh://')) {
-    if (!auth.sshIdentity) {
-      throw new StalledError(
-        'InvalidProviderConfiguration',
-        `Secret ${secretName} has no 'identity' key for SSH`,
-      );
-    }
+    if (!auth.sshIdentity)
+      throw new InvalidGitCredentialsError(`Secret ${secretName} has no 'identity' key for SSH`);
     // Strict host-key checking needs the host's key: without it every connection would fail anyway.
     if (!auth.sshKnownHosts) {
-      throw new StalledError(
-        'InvalidProviderConfiguration',
-        `Secret ${secretName} has no 'known_hosts' key for SSH`,
-      );
+      throw new InvalidGitCredentialsError(`Secret ${secretName} has no 'known_hosts' key for SSH`);
     }
   } else if (auth.bearerToken !== undefined && auth.password !== undefined) {
-    throw new StalledError(
-      'InvalidProviderConfiguration',
+    throw new InvalidGitCredentialsError(
       `Secret ${secretName} has both 'bearerToken' and 'password': keep one`,
     );
   }
