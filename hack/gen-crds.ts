@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderCrdFiles } from '../shared/api/src/crd.ts';
 
-const CRDS_DIR = fileURLToPath(new URL('../crds/', import.meta.url));
+// crds/ is the source of truth; config/crds/ holds the same files for `kubectl apply -k config/`
+// (kustomize will not load files from outside its root), next to its own kustomization.yaml.
+const TARGETS = [
+  { dir: fileURLToPath(new URL('../crds/', import.meta.url)), label: 'crds' },
+  { dir: fileURLToPath(new URL('../config/crds/', import.meta.url)), label: 'config/crds' },
+];
+const NOT_GENERATED = new Set(['kustomization.yaml']);
 
 interface Drift {
   missing: string[];
@@ -15,7 +21,9 @@ interface Drift {
 }
 
 async function readExisting(dir: string): Promise<Map<string, string>> {
-  const names = (await readdir(dir)).filter((name) => name.endsWith('.yaml')).sort();
+  const names = (await readdir(dir))
+    .filter((name) => name.endsWith('.yaml') && !NOT_GENERATED.has(name))
+    .sort();
   const entries = await Promise.all(
     names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const),
   );
@@ -36,28 +44,30 @@ function diff(wanted: Map<string, string>, existing: Map<string, string>): Drift
 async function main(): Promise<number> {
   const check = process.argv.includes('--check');
   const wanted = renderCrdFiles();
-  const drift = diff(wanted, await readExisting(CRDS_DIR));
-  const stale = [...drift.missing, ...drift.changed, ...drift.extra];
-
-  if (check) {
-    if (stale.length === 0) return 0;
-    for (const name of drift.missing) console.error(`crds/${name}: missing`);
-    for (const name of drift.changed) console.error(`crds/${name}: out of date`);
-    for (const name of drift.extra) console.error(`crds/${name}: matches no kind`);
-    console.error('crds/ is stale: run `npm run gen-crds`.');
-    return 1;
+  let failed = false;
+  for (const { dir, label } of TARGETS) {
+    const drift = diff(wanted, await readExisting(dir));
+    const stale = [...drift.missing, ...drift.changed, ...drift.extra];
+    if (check) {
+      if (stale.length === 0) continue;
+      for (const name of drift.missing) console.error(`${label}/${name}: missing`);
+      for (const name of drift.changed) console.error(`${label}/${name}: out of date`);
+      for (const name of drift.extra) console.error(`${label}/${name}: matches no kind`);
+      console.error(`${label}/ is stale: run \`npm run gen-crds\`.`);
+      failed = true;
+      continue;
+    }
+    for (const name of [...drift.missing, ...drift.changed]) {
+      await writeFile(join(dir, name), wanted.get(name)!);
+      console.log(`wrote ${label}/${name}`);
+    }
+    for (const name of drift.extra) {
+      await rm(join(dir, name));
+      console.log(`removed ${label}/${name}`);
+    }
+    if (stale.length === 0) console.log(`${label}/ is up to date (${wanted.size} files)`);
   }
-
-  for (const name of [...drift.missing, ...drift.changed]) {
-    await writeFile(join(CRDS_DIR, name), wanted.get(name)!);
-    console.log(`wrote crds/${name}`);
-  }
-  for (const name of drift.extra) {
-    await rm(join(CRDS_DIR, name));
-    console.log(`removed crds/${name}`);
-  }
-  if (stale.length === 0) console.log(`crds/ is up to date (${wanted.size} files)`);
-  return 0;
+  return failed ? 1 : 0;
 }
 
 process.exitCode = await main();

@@ -1,0 +1,97 @@
+import type { Command } from 'commander';
+import { sessionOf } from '../session.ts';
+
+interface BootstrapFlags {
+  url: string;
+  branch: string;
+  path: string;
+  username?: string;
+  password?: string;
+  version?: string;
+  authorName: string;
+  authorEmail: string;
+  skipInstall?: boolean;
+  timeout: string;
+}
+
+/** `mooring bootstrap git`: Mooring's own manifests into Git, installed, then managing itself. */
+export function registerBootstrap(program: Command): void {
+  const bootstrap = program.command('bootstrap').description('put Mooring under GitOps management');
+  bootstrap
+    .command('git')
+    .description(
+      'push the install manifests and a self-pointing GitRepository + Kustomization, install, wait',
+    )
+    .requiredOption('--url <url>', 'Git repository URL (https)')
+    .option('--branch <branch>', 'branch to commit to', 'main')
+    .requiredOption('--path <path>', "the cluster's folder in the repository, e.g. clusters/prod")
+    .option('--username <name>', 'HTTP user (the password comes from --password or $MOORING_GIT_PASSWORD)')
+    .option('--password <password>', 'HTTP password or token')
+    .option('--version <tag>', 'operator image tag (default: this CLI version)')
+    .option('--author-name <name>', 'commit author', 'mooring')
+    .option('--author-email <email>', 'commit author email', 'mooring@localhost')
+    .option('--skip-install', 'only push to Git; do not touch the cluster')
+    .option('--timeout <duration>', 'how long to wait for Mooring to manage itself', '5m')
+    .action(async (flags: BootstrapFlags, cmd: Command) => {
+      const { pushManifests, syncObjects } = await import('../bootstrap-repo.ts');
+      const { installManifests } = await import('../install-manifests.ts');
+      const { objectsToYAML } = await import('../render-local.ts');
+      const { cliVersion } = await import('./version.ts');
+      const password = flags.password ?? process.env.MOORING_GIT_PASSWORD;
+      const target = {
+        url: flags.url,
+        branch: flags.branch,
+        path: flags.path,
+        auth: flags.username && password ? { username: flags.username, password } : undefined,
+        secretName: flags.username ? 'mooring-system' : undefined,
+        author: { name: flags.authorName, email: flags.authorEmail },
+      };
+      const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
+      process.stderr.write(
+        `► pushing manifests to ${flags.url} ${flags.branch}:${flags.path}/mooring-system\n`,
+      );
+      const commit = await pushManifests(target, objectsToYAML(objects));
+      process.stdout.write(commit ? `✔ pushed commit ${commit}\n` : '✔ the repository is up to date\n');
+      if (flags.skipInstall) return;
+      const { applyInstall } = await import('../install-apply.ts');
+      const { CLI_FIELD_MANAGER } = await import('../session.ts');
+      const { kindDefinition } = await import('@mooring/api');
+      const { parseDuration } = await import('@mooring/runtime');
+      const { reconcileAndWait } = await import('../wait-reconcile.ts');
+      await sessionOf(cmd).use(async (client) => {
+        await applyInstall(client, objects);
+        if (target.auth)
+          await client.apply(
+            {
+              apiVersion: 'v1',
+              kind: 'Secret',
+              metadata: { name: 'mooring-system', namespace: 'mooring-system' },
+              stringData: { username: target.auth.username, password: target.auth.password },
+            },
+            { fieldManager: CLI_FIELD_MANAGER, force: true },
+          );
+        for (const obj of syncObjects(target))
+          await client.apply(obj, { fieldManager: CLI_FIELD_MANAGER, force: true });
+        process.stderr.write('◎ waiting for Mooring to reconcile itself from Git\n');
+        const timeoutMs = parseDuration(flags.timeout);
+        const source = await reconcileAndWait(
+          client,
+          kindDefinition('GitRepository'),
+          'mooring-system',
+          'mooring-system',
+          timeoutMs,
+        );
+        if (!source.ready)
+          throw new Error(`the GitRepository mooring-system is not ready: ${source.message}`);
+        const ks = await reconcileAndWait(
+          client,
+          kindDefinition('Kustomization'),
+          'mooring-system',
+          'mooring-system',
+          timeoutMs,
+        );
+        if (!ks.ready) throw new Error(`the Kustomization mooring-system is not ready: ${ks.message}`);
+        process.stdout.write(`✔ Mooring manages itself from ${flags.url} at ${ks.revision}\n`);
+      });
+    });
+}

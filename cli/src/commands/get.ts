@@ -1,0 +1,90 @@
+import type { KindDefinition } from '@mooring/api';
+import type { Command } from 'commander';
+import { sessionOf } from '../session.ts';
+
+interface GetFlags {
+  allNamespaces?: boolean;
+  watch?: boolean;
+}
+
+/** `mooring get <kind|sources|images|all> [name]`: a status table, `-A` for every namespace, `--watch` to follow. */
+export function registerGet(program: Command): void {
+  program
+    .command('get')
+    .description('show status: get sources|kustomizations|receivers|alerts|providers|images|all [name]')
+    .argument('<kind...>', "kind or group, e.g. 'sources', 'source git', 'ks', 'all', then an optional name")
+    .option('-A, --all-namespaces', 'list across all namespaces')
+    .option('-w, --watch', 'keep printing changes until interrupted')
+    .action(async (words: string[], flags: GetFlags, cmd: Command) => {
+      const { requireKinds, apiVersionOf } = await import('../kinds.ts');
+      const { formatTable, statusRow } = await import('../object-status.ts');
+      const match = requireKinds(words, true);
+      const name = match.rest[0];
+      const session = sessionOf(cmd);
+      await session.use(async (client, ns) => {
+        const namespace = flags.allNamespaces ? undefined : ns;
+        const many = match.kinds.length > 1;
+        const header = [
+          ...(flags.allNamespaces ? ['NAMESPACE'] : []),
+          'NAME',
+          'REVISION',
+          'SUSPENDED',
+          'READY',
+          'MESSAGE',
+        ];
+        const toRow = (def: KindDefinition, obj: import('@mooring/runtime').KubeObject): string[] => {
+          const s = statusRow(obj);
+          const shown = many ? `${def.singular}/${obj.metadata.name}` : (obj.metadata.name ?? '');
+          return [
+            ...(flags.allNamespaces ? [obj.metadata.namespace ?? ''] : []),
+            shown,
+            s.revision,
+            s.suspended,
+            s.ready,
+            s.message,
+          ];
+        };
+        const rows: string[][] = [];
+        const versions = new Map<KindDefinition, string | undefined>();
+        for (const def of match.kinds) {
+          const list = await client.list(apiVersionOf(def), def.kind, {
+            namespace,
+            fieldSelector: name ? `metadata.name=${name}` : undefined,
+          });
+          versions.set(def, list.metadata.resourceVersion);
+          for (const obj of list.items) rows.push(toRow(def, obj));
+        }
+        if (rows.length === 0 && !flags.watch) {
+          const where = flags.allNamespaces ? 'any namespace' : `namespace ${ns}`;
+          const what = name ? `${match.kinds.map((k) => k.kind).join(' or ')} ${name}` : 'objects';
+          process.stderr.write(`no ${what} found in ${where}\n`);
+          return;
+        }
+        process.stdout.write(formatTable(header, rows));
+        if (!flags.watch) return;
+        // Follow every kind at once; each change prints one more row, as `kubectl get -w` does.
+        const stop = new AbortController();
+        process.once('SIGINT', () => stop.abort());
+        process.once('SIGTERM', () => stop.abort());
+        await Promise.all(
+          match.kinds.map(async (def) => {
+            try {
+              for await (const ev of client.watch(apiVersionOf(def), def.kind, {
+                namespace,
+                fieldSelector: name ? `metadata.name=${name}` : undefined,
+                resourceVersion: versions.get(def),
+                signal: stop.signal,
+              })) {
+                if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
+                const row = toRow(def, ev.object);
+                if (ev.type === 'DELETED') row[row.length - 1] = '(deleted)';
+                process.stdout.write(formatTable(header, [row]).split('\n')[1]!.concat('\n'));
+              }
+            } catch (err) {
+              if (!stop.signal.aborted) throw err;
+            }
+          }),
+        );
+      });
+    });
+}

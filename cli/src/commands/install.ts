@@ -1,0 +1,142 @@
+import type { KubeClient, KubeObject } from '@mooring/runtime';
+import type { Command } from 'commander';
+import { sessionOf } from '../session.ts';
+
+const INSTALL_NAMESPACE = 'mooring-system';
+
+interface Step {
+  ok: boolean;
+  text: string;
+}
+
+async function checks(client: KubeClient, namespace: string, pre: boolean): Promise<Step[]> {
+  const { CRD_NAMES, OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
+  const steps: Step[] = [];
+  const version = await client.request<{ gitVersion: string }>({ method: 'GET', path: '/version' });
+  steps.push({ ok: true, text: `Kubernetes ${version.gitVersion}` });
+  if (pre) return steps;
+  for (const name of CRD_NAMES) {
+    const crd = await client.getOrUndefined({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      name,
+    });
+    const conditions = (crd?.status as { conditions?: { type: string; status: string }[] } | undefined)
+      ?.conditions;
+    const established = conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+    steps.push({
+      ok: !!established,
+      text: `CRD ${name} ${!crd ? "not found: run 'mooring install'" : established ? 'established' : 'not established yet'}`,
+    });
+  }
+  for (const name of OPERATOR_DEPLOYMENTS) {
+    const dep = await client.getOrUndefined({ apiVersion: 'apps/v1', kind: 'Deployment', namespace, name });
+    const conditions = (dep?.status as { conditions?: { type: string; status: string }[] } | undefined)
+      ?.conditions;
+    const available = conditions?.some((c) => c.type === 'Available' && c.status === 'True');
+    steps.push({
+      ok: !!available,
+      text: `Deployment ${namespace}/${name} ${!dep ? "not found: run 'mooring install'" : available ? 'available' : 'not available: see kubectl describe'}`,
+    });
+  }
+  return steps;
+}
+
+/** `install`, `check` and `uninstall`. */
+export function registerInstall(program: Command): void {
+  program
+    .command('install')
+    .description('install or upgrade Mooring (config/) in the cluster; --export prints the manifests instead')
+    .option('--export', 'print the manifests as YAML instead of applying them')
+    .option('--version <tag>', 'operator image tag (default: this CLI version)')
+    .action(async (flags: { export?: boolean; version?: string }, cmd: Command) => {
+      const { installManifests } = await import('../install-manifests.ts');
+      const { applyInstall } = await import('../install-apply.ts');
+      const { cliVersion } = await import('./version.ts');
+      const { objectsToYAML } = await import('../render-local.ts');
+      const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
+      if (flags.export) {
+        process.stdout.write(objectsToYAML(objects));
+        return;
+      }
+      await sessionOf(cmd).use(async (client) => {
+        await applyInstall(client, objects);
+        process.stdout.write(
+          `✔ Mooring installed in ${INSTALL_NAMESPACE}: run 'mooring check' to see the operators start\n`,
+        );
+      });
+    });
+
+  program
+    .command('check')
+    .description('check the API server, the CRDs and the operator Deployments (exit 1 on any failure)')
+    .option('--pre', 'only check that the cluster is reachable, before install')
+    .action(async (flags: { pre?: boolean }, cmd: Command) => {
+      const session = sessionOf(cmd);
+      // The operators live in mooring-system whatever the context's namespace; -n overrides.
+      const namespace = session.options.namespace ?? INSTALL_NAMESPACE;
+      await session.use(async (client) => {
+        const steps = await checks(client, namespace, !!flags.pre);
+        for (const s of steps) process.stdout.write(`${s.ok ? '✔' : '✗'} ${s.text}\n`);
+        if (steps.some((s) => !s.ok)) {
+          process.stderr.write('✗ check failed\n');
+          process.exitCode = 1;
+        } else process.stdout.write('✔ all checks passed\n');
+      });
+    });
+
+  program
+    .command('uninstall')
+    .description(
+      'remove the operators, every Mooring object (finalizers dropped), the CRDs and the namespace',
+    )
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--dry-run', 'print what would be removed, remove nothing')
+    .action(async (flags: { yes?: boolean; dryRun?: boolean }, cmd: Command) => {
+      const { KINDS } = await import('@mooring/api');
+      const { apiVersionOf } = await import('../kinds.ts');
+      const { confirm } = await import('../confirm.ts');
+      const { installManifests, isFoundation } = await import('../install-manifests.ts');
+      const objects = await installManifests(undefined);
+      await sessionOf(cmd).use(async (client) => {
+        if (!flags.dryRun)
+          await confirm('uninstall Mooring and delete every Mooring object in the cluster?', flags.yes);
+        const verb = flags.dryRun ? 'would delete' : 'deleted';
+        const remove = async (obj: KubeObject): Promise<void> => {
+          const key = {
+            apiVersion: obj.apiVersion,
+            kind: obj.kind,
+            namespace: obj.metadata.namespace,
+            name: obj.metadata.name!,
+          };
+          if (flags.dryRun) {
+            if (!(await client.getOrUndefined(key))) return;
+          } else if (!(await client.delete(key))) return;
+          const ns = obj.metadata.namespace ? `${obj.metadata.namespace}/` : '';
+          process.stdout.write(`${verb} ${obj.kind} ${ns}${obj.metadata.name}\n`);
+        };
+        // Operators first, so nothing re-adds a finalizer while objects go.
+        for (const obj of objects.filter((o) => o.kind === 'Deployment')) await remove(obj);
+        for (const def of KINDS) {
+          const list = await client
+            .list(apiVersionOf(def), def.kind)
+            .catch(() => ({ items: [] as KubeObject[] }));
+          for (const obj of list.items) {
+            const key = {
+              apiVersion: apiVersionOf(def),
+              kind: def.kind,
+              namespace: obj.metadata.namespace,
+              name: obj.metadata.name!,
+            };
+            if (!flags.dryRun && obj.metadata.finalizers?.length)
+              await client.mergePatch(key, { metadata: { finalizers: null } });
+            await remove(obj);
+          }
+        }
+        for (const obj of objects.filter((o) => o.kind !== 'Deployment' && !isFoundation(o)).reverse())
+          await remove(obj);
+        for (const obj of objects.filter(isFoundation).reverse()) await remove(obj);
+        process.stdout.write(flags.dryRun ? '✔ dry run: nothing was removed\n' : '✔ Mooring uninstalled\n');
+      });
+    });
+}

@@ -1,0 +1,65 @@
+import { KINDS, type KindDefinition } from '@mooring/api';
+import { CliError } from './cli-error.ts';
+
+/** Words users type for each kind (Flux's `source git`, kubectl's plurals and short names). */
+const PHRASES: Record<string, string[]> = {
+  GitRepository: ['source git', 'sources git'],
+  OCIRepository: ['source oci', 'sources oci'],
+  Kustomization: [],
+  Provider: ['alert-provider', 'alert-providers'],
+  Alert: [],
+  Receiver: [],
+  ImageRepository: ['image repository', 'images repository', 'image repositories'],
+  ImagePolicy: ['image policy', 'images policy', 'image policies'],
+  ImageUpdateAutomation: ['image update', 'images update', 'image updates'],
+};
+
+/** Groups of kinds `get`, `export` and `stats` accept besides single kinds. */
+const GROUPS: Record<string, string[]> = {
+  sources: ['GitRepository', 'OCIRepository'],
+  source: ['GitRepository', 'OCIRepository'],
+  images: ['ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation'],
+  image: ['ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation'],
+  all: KINDS.map((k) => k.kind),
+};
+
+function names(def: KindDefinition): string[] {
+  return [def.kind.toLowerCase(), def.singular, def.plural, ...def.shortNames, ...(PHRASES[def.kind] ?? [])];
+}
+
+/** How a command's leading words named one or more kinds, and the words left over. */
+export interface KindMatch {
+  kinds: KindDefinition[];
+  rest: string[];
+}
+
+/** Reads a kind (two words first, e.g. `source git`) or, when `allowGroups`, a group from `words`. */
+export function matchKinds(words: string[], allowGroups: boolean): KindMatch | undefined {
+  for (const take of [2, 1]) {
+    if (words.length < take) continue;
+    const phrase = words.slice(0, take).join(' ').toLowerCase();
+    const def = KINDS.find((k) => names(k).includes(phrase));
+    if (def) return { kinds: [def], rest: words.slice(take) };
+    const group = allowGroups && take === 1 ? GROUPS[phrase] : undefined;
+    if (group) {
+      return { kinds: group.map((k) => KINDS.find((d) => d.kind === k)!), rest: words.slice(take) };
+    }
+  }
+  return undefined;
+}
+
+/** Like matchKinds, but a usage error names what is accepted. */
+export function requireKinds(words: string[], allowGroups: boolean): KindMatch {
+  const match = matchKinds(words, allowGroups);
+  if (match) return match;
+  const accepted = KINDS.map((k) => k.singular).join(', ');
+  throw new CliError(
+    `'${words.join(' ') || '(nothing)'}' is not a Mooring kind: use one of ${accepted}${allowGroups ? ', sources, images, all' : ''}.`,
+    2,
+  );
+}
+
+/** `<group>/<version>` of a kind. */
+export function apiVersionOf(def: KindDefinition): string {
+  return `${def.group}/${def.version}`;
+}

@@ -1,0 +1,60 @@
+import { Command, CommanderError, Option } from 'commander';
+import { CliError, describeError, EXIT_ERROR } from './cli-error.ts';
+import { registerBootstrap } from './commands/bootstrap.ts';
+import { registerBuild } from './commands/build.ts';
+import { registerCompletion } from './commands/completion.ts';
+import { registerCreate } from './commands/create.ts';
+import { registerDiff } from './commands/diff.ts';
+import { registerGet } from './commands/get.ts';
+import { registerImportFlux } from './commands/import-flux.ts';
+import { registerInstall } from './commands/install.ts';
+import { registerObjectCommands } from './commands/objects.ts';
+import { registerReconcile } from './commands/reconcile.ts';
+import { registerVersion } from './commands/version.ts';
+
+/** The whole command tree; `main.ts` parses argv with it and completion walks it. */
+export function buildProgram(): Command {
+  const program = new Command('mooring')
+    .description('Mooring keeps Kubernetes clusters equal to what Git declares.')
+    .addOption(
+      new Option('--kubeconfig <file>', 'kubeconfig file (default $KUBECONFIG, then ~/.kube/config)'),
+    )
+    .addOption(new Option('--context <name>', 'kubeconfig context to use'))
+    .addOption(new Option('-n, --namespace <ns>', "namespace (default the context's, else 'default')"))
+    .showSuggestionAfterError(true)
+    .configureOutput({ outputError: (str, write) => write(str) });
+  registerVersion(program);
+  registerInstall(program);
+  registerBootstrap(program);
+  registerCreate(program);
+  registerGet(program);
+  registerReconcile(program);
+  registerObjectCommands(program);
+  registerBuild(program);
+  registerDiff(program);
+  registerImportFlux(program);
+  registerCompletion(program);
+  return program;
+}
+
+/** Parses `argv` (without node and script), runs the command and returns the exit code. */
+export async function run(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  const exitOverride = (cmd: Command): void => {
+    cmd.exitOverride();
+    for (const sub of cmd.commands) exitOverride(sub);
+  };
+  exitOverride(program);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version are successes; anything else commander rejects is a usage error.
+      if (err.exitCode === 0) return 0;
+      return EXIT_ERROR;
+    }
+    process.stderr.write(`✗ ${describeError(err)}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}

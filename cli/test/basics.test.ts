@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { mooring } from './run-cli.ts';
+
+test('version prints the package version and exits 0', async () => {
+  const r = await mooring(['version']);
+  assert.equal(r.code, 0);
+  assert.match(r.stdout, /^mooring \d+\.\d+\.\d+\n$/);
+});
+
+test('an unknown command is a usage error with a suggestion, exit 2', async () => {
+  const r = await mooring(['buld']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /unknown command 'buld'/);
+  assert.match(r.stderr, /Did you mean build\?/);
+});
+
+test('a kubeconfig that does not exist fails in one sentence naming the flag, exit 1', async () => {
+  const r = await mooring(['get', 'all', '--kubeconfig', '/nonexistent/kubeconfig']);
+  assert.equal(r.code, 1);
+  assert.match(
+    r.stderr,
+    /^✗ cannot read the kubeconfig \/nonexistent\/kubeconfig .*pass --kubeconfig <file>\.\n$/,
+  );
+});
+
+test('an unknown --context names the contexts that exist', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mooring-cli-'));
+  try {
+    const kubeconfig = join(dir, 'config');
+    await writeFile(
+      kubeconfig,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]',
+        'users: [{name: u, user: {token: t}}]',
+        'contexts: [{name: here, context: {cluster: c, user: u, namespace: team-a}}]',
+        'current-context: here',
+      ].join('\n'),
+    );
+    const r = await mooring(['get', 'all', '--context', 'there'], { env: { KUBECONFIG: kubeconfig } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /context 'there' is not in the kubeconfig: use one of here\./);
+    // The right context but no server: the error says the API server is unreachable.
+    const down = await mooring(['get', 'all', '--context', 'here'], { env: { KUBECONFIG: kubeconfig } });
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, /cannot reach the API server .*check --kubeconfig and --context/);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('bash completion completes subcommands and options from the command tree', async () => {
+  const r = await mooring(['completion', 'bash']);
+  assert.equal(r.code, 0);
+  const complete = async (words: string[]): Promise<string[]> => {
+    const script = `${r.stdout}\nCOMP_WORDS=(${words.map((w) => `'${w}'`).join(' ')}); COMP_CWORD=${words.length - 1}; _mooring; echo "\${COMPREPLY[@]}"`;
+    const { stdout } = await promisify(execFile)('bash', ['-c', script]);
+    return stdout.trim().split(/\s+/);
+  };
+  assert.deepEqual(await complete(['mooring', 'bu']), ['build']);
+  assert.deepEqual(await complete(['mooring', 'build', 'k']), ['kustomization', 'ks']);
+  assert.ok((await complete(['mooring', 'build', 'kustomization', '--p'])).includes('--path'));
+  assert.ok((await complete(['mooring', 'get', '--kube'])).includes('--kubeconfig'));
+  const zsh = await mooring(['completion', 'zsh']);
+  assert.match(zsh.stdout, /^#compdef mooring\n.*bashcompinit/);
+  const fish = await mooring(['completion', 'fish']);
+  assert.equal(fish.code, 2);
+  assert.match(fish.stderr, /no completion for shell 'fish': use bash or zsh\./);
+});

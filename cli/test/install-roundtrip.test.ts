@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { KubeClient } from '@mooring/runtime';
+import { down, locationAt, up } from '../../hack/lib/control-plane.ts';
+import { mooring } from './run-cli.ts';
+
+// A throwaway control plane of its own: uninstall removes CRDs, which the shared test plane needs.
+test('install applies config/ (idempotently), check sees it, uninstall --yes removes objects and CRDs', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mooring-cli-plane-'));
+  const loc = locationAt(dir);
+  t.after(async () => {
+    await down(loc);
+    await rm(dir, { recursive: true, force: true });
+  });
+  const plane = await up(loc);
+  const env = { KUBECONFIG: plane.kubeconfig };
+  const client = await KubeClient.fromKubeconfig(plane.kubeconfig);
+  t.after(() => client.close());
+
+  const first = await mooring(['install'], { env });
+  assert.equal(first.code, 0, first.stderr);
+  assert.match(
+    first.stderr,
+    /► applying \d+ CRDs and namespaces\n✔ CRDs established\n► applying \d+ objects\n/,
+  );
+  const again = await mooring(['install'], { env });
+  assert.equal(again.code, 0, again.stderr);
+  const dep = await client.get({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: 'mooring-system',
+    name: 'kustomize',
+  });
+  assert.equal(dep.metadata.name, 'kustomize');
+
+  // No kubelet runs here, so the operators never become Available: check says so and exits 1.
+  const check = await mooring(['check'], { env });
+  assert.equal(check.code, 1);
+  assert.match(check.stdout, /^✗ Deployment mooring-system\/source not available: see kubectl describe$/m);
+
+  // A Mooring object with a finalizer must not block the uninstall.
+  await client.create({
+    apiVersion: 'source.mooring.dev/v1',
+    kind: 'GitRepository',
+    metadata: { name: 'held', namespace: 'default', finalizers: ['finalizers.mooring.dev'] },
+    spec: { url: 'https://example.com/x.git', interval: '1m' },
+  });
+  const gone = await mooring(['uninstall', '--yes'], { env });
+  assert.equal(gone.code, 0, gone.stderr);
+  assert.match(gone.stdout, /^deleted GitRepository default\/held$/m);
+  assert.match(gone.stdout, /^deleted CustomResourceDefinition gitrepositories\.source\.mooring\.dev$/m);
+  const crds = await client.list('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
+  const left = crds.items.filter(
+    (c) => c.metadata.name?.endsWith('.mooring.dev') && !c.metadata.deletionTimestamp,
+  );
+  assert.deepEqual(
+    left.map((c) => c.metadata.name),
+    [],
+  );
+});
