@@ -237,6 +237,19 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       throw new StalledError(Reason.InvalidCELExpression, (err as Error).message);
     }
 
+    // Not yet supported: refused with a clear condition rather than applied somewhere unexpected.
+    if (obj.spec.kubeConfig) {
+      throw new StalledError(
+        'UnsupportedConfiguration',
+        'kubeConfig (applying to a remote cluster) is not supported yet',
+      );
+    }
+    if (obj.spec.decryption?.serviceAccountName) {
+      throw new StalledError(
+        'UnsupportedConfiguration',
+        'decryption.serviceAccountName is not supported yet; use secretRef',
+      );
+    }
     const source = await resolveSource(client, obj, deps);
     const revision = source.artifact.revision;
     await checkDeps(obj, revision);

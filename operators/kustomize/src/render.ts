@@ -293,6 +293,7 @@ export function overridesOf(obj: Kustomization): KustomizationOverrides {
     patches: s.patches as KustomizationOverrides['patches'],
     images: s.images as KustomizationOverrides['images'],
     components: s.components,
+    ignoreMissingComponents: s.ignoreMissingComponents,
     commonMetadata: s.commonMetadata,
   };
 }

@@ -280,6 +280,26 @@ spec:
   });
 });
 
+describe('Kustomization fields Mooring does not support yet', () => {
+  test('kubeConfig is refused with a clear, terminal condition, and nothing is applied', async () => {
+    const { name: source } = await gitSource(stack, { 'r/cm.yaml': configMap('remote-only', {}) });
+    const name = uniqueName('remote');
+    await createKustomization(stack, name, {
+      sourceRef: { kind: 'GitRepository', name: source },
+      path: 'r',
+      kubeConfig: { secretRef: { name: 'remote-kubeconfig' } },
+    });
+    const stalled = await waitForKustomization(
+      ns,
+      name,
+      'False',
+      (k) => condition(k, 'Stalled')?.status === 'True',
+    );
+    assert.match(condition(stalled, 'Ready')!.message, /kubeConfig .* not supported yet/);
+    assert.equal(await getObject('v1', 'ConfigMap', ns, 'remote-only'), undefined);
+  });
+});
+
 describe('Kustomization with --no-cross-namespace-refs', () => {
   let locked: Stack;
   before(async () => {

@@ -218,6 +218,13 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
           `provider '${obj.spec.provider}' is not supported yet; use secretRef credentials`,
         );
       }
+      // Said plainly rather than ignored: an artifact without the submodules would apply the wrong thing.
+      if (obj.spec.recurseSubmodules) {
+        throw new StalledError('UnsupportedConfiguration', 'recurseSubmodules is not supported yet');
+      }
+      if (obj.spec.proxySecretRef) {
+        throw new StalledError('UnsupportedConfiguration', 'proxySecretRef is not supported yet');
+      }
 
       // Storage: a current artifact that went missing or was corrupted is rebuilt.
       if (
