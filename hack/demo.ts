@@ -1,9 +1,11 @@
 // `npm run demo`: the GitOps loop on the local control plane, end to end. A platform team keeps a
-// model-serving stack in Git; Mooring's operators (source, kustomize, notification) run in this
-// process against the real API server; every step is a commit or a kubectl edit, and the demo
-// measures how long Mooring takes to make the cluster match Git again.
+// model-serving stack in Git (`infra`, then `apps` with a `staging` overlay); Mooring's source,
+// kustomize and notification operators run in this process against the real API server. Every
+// step is a commit, a webhook or a kubectl-style edit, and the demo measures how long Mooring
+// takes to make the cluster match Git again. `--once` exits after the walk-through.
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -16,7 +18,9 @@ import { sourceOperator } from '@mooring/source-operator';
 import { GitServer } from '@mooring/test/harness';
 import { repoRoot } from './lib/control-plane.ts';
 
-const { values } = parseArgs({ options: { kubeconfig: { type: 'string' }, workloads: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { kubeconfig: { type: 'string' }, workloads: { type: 'boolean' }, once: { type: 'boolean' } },
+});
 const kubeconfig = values.kubeconfig!;
 const client = await KubeClient.fromKubeconfig(kubeconfig);
 const NS = 'mooring-demo';
@@ -38,33 +42,28 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
     const v = await check().catch(() => undefined);
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
-const stack = (
+/** The platform repository: `infra` (the namespace, the model registry's address) and `apps`
+ * (the model server: a `base`, and a `staging` overlay that names the model version). */
+function stack(
   modelVersion: string,
-  replicas: number,
-  withCanary: boolean,
-): Record<string, string | null> => ({
-  'clusters/demo/kustomization.yaml': `namespace: ${APP_NS}
-resources:
-  - namespace.yaml
-  - sentiment-api.yaml
-${withCanary ? '  - canary.yaml\n' : ''}configMapGenerator:
-  - name: model-config
-    literals:
-      - MODEL_VERSION=${modelVersion}
-      - MAX_BATCH=32
-`,
-  'clusters/demo/namespace.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${APP_NS}\n`,
-  'clusters/demo/sentiment-api.yaml': `apiVersion: apps/v1
+  options: { canary: boolean; broken?: boolean },
+): Record<string, string | null> {
+  return {
+    'infra/kustomization.yaml': 'resources:\n  - namespace.yaml\n  - registry.yaml\n',
+    'infra/namespace.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${APP_NS}\n`,
+    'infra/registry.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: model-registry\n  namespace: ${APP_NS}\ndata:\n  url: https://models.acme.internal\n`,
+    'apps/base/kustomization.yaml': 'resources:\n  - sentiment-api.yaml\n',
+    'apps/base/sentiment-api.yaml': `apiVersion: apps/v1
 kind: Deployment
 metadata:
   name: sentiment-api
   labels: {app: sentiment-api}
 spec:
-  replicas: ${replicas}
+  replicas: 1
   selector:
     matchLabels: {app: sentiment-api}
   template:
@@ -73,7 +72,7 @@ spec:
     spec:
       containers:
         - name: server
-          image: ghcr.io/acme/sentiment-server:${modelVersion}
+          image: ghcr.io/acme/sentiment-server:latest
           envFrom:
             - configMapRef: {name: model-config}
           ports: [{containerPort: 8080}]
@@ -86,20 +85,69 @@ spec:
   selector: {app: sentiment-api}
   ports: [{port: 80, targetPort: 8080}]
 `,
-  'clusters/demo/canary.yaml': withCanary
-    ? `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: canary-traffic\ndata:\n  weight: "10"\n`
-    : null,
-});
+    'apps/staging/kustomization.yaml': `namespace: ${APP_NS}
+resources:
+  - ../base
+${options.canary ? '  - canary.yaml\n' : ''}${options.broken ? '  - autoscaler.yaml\n' : ''}images:
+  - name: ghcr.io/acme/sentiment-server
+    newTag: "${modelVersion}"
+replicas:
+  - name: sentiment-api
+    count: 2
+configMapGenerator:
+  - name: model-config
+    literals:
+      - MODEL_VERSION=${modelVersion}
+      - MAX_BATCH=32
+`,
+    'apps/staging/canary.yaml': options.canary
+      ? 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: canary-traffic\ndata:\n  weight: "10"\n'
+      : null,
+  };
+}
 
-type Ks = KubeObject & {
-  status?: { lastAppliedRevision?: string; conditions?: { type: string; status: string; message: string }[] };
+type Mooring = KubeObject & {
+  status?: {
+    lastAppliedRevision?: string;
+    artifact?: { revision?: string };
+    conditions?: { type: string; status: string; reason: string; message: string }[];
+  };
 };
-const ksKey = { apiVersion: KUSTOMIZE_API_VERSION, kind: 'Kustomization', namespace: NS, name: 'models' };
-const appliedRevision = async (rev: string) => {
-  const ks = await client.get<Ks>(ksKey);
-  const ready = ks.status?.conditions?.find((c) => c.type === 'Ready');
-  return ks.status?.lastAppliedRevision === rev && ready?.status === 'True' ? ks : undefined;
+const ks = (name: string) => ({
+  apiVersion: KUSTOMIZE_API_VERSION,
+  kind: 'Kustomization',
+  namespace: NS,
+  name,
+});
+const readyOf = (o: Mooring) => o.status?.conditions?.find((c) => c.type === 'Ready');
+const applied = (name: string, rev: string) => async () => {
+  const k = await client.get<Mooring>(ks(name));
+  return k.status?.lastAppliedRevision === rev && readyOf(k)?.status === 'True' ? k : undefined;
 };
+
+/** The live status table, as `mooring get all` shows it. */
+async function statusTable(): Promise<void> {
+  const rows: string[][] = [['KIND', 'NAME', 'REVISION', 'READY', 'MESSAGE']];
+  for (const [apiVersion, kind] of [
+    [SOURCE_API_VERSION, 'GitRepository'],
+    [KUSTOMIZE_API_VERSION, 'Kustomization'],
+    [NOTIFICATION_API_VERSION, 'Receiver'],
+  ] as const) {
+    for (const o of (await client.list<Mooring>(apiVersion, kind, { namespace: NS })).items) {
+      const ready = readyOf(o);
+      const rev = o.status?.lastAppliedRevision ?? o.status?.artifact?.revision ?? '';
+      rows.push([
+        kind,
+        o.metadata.name ?? '',
+        rev.replace(/(sha1:[0-9a-f]{7})[0-9a-f]+/, '$1'),
+        ready?.status ?? '-',
+        (ready?.message ?? '').slice(0, 70),
+      ]);
+    }
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) say(`   ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd());
+}
 
 async function showWorkloads(): Promise<void> {
   const deploy = await client.get<
@@ -107,13 +155,8 @@ async function showWorkloads(): Promise<void> {
       spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
       status?: { readyReplicas?: number };
     }
-  >({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    namespace: APP_NS,
-    name: 'sentiment-api',
-  });
-  const cm = (
+  >({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: APP_NS, name: 'sentiment-api' });
+  const cms = (
     await client.list<KubeObject & { data?: Record<string, string> }>('v1', 'ConfigMap', {
       namespace: APP_NS,
     })
@@ -123,59 +166,20 @@ async function showWorkloads(): Promise<void> {
       (c) => `${c.metadata.name}${c.data?.MODEL_VERSION ? ` (MODEL_VERSION=${c.data.MODEL_VERSION})` : ''}`,
     );
   const image = deploy.spec.template.spec.containers[0]?.image;
-  const ready = deploy.status?.readyReplicas ?? 0;
-  say(`   Deployment sentiment-api  image ${image}  ready ${ready}/${deploy.spec.replicas}`);
-  say(`   ConfigMaps               ${cm.join(', ')}`);
+  say(
+    `   Deployment sentiment-api  ${image}  ready ${deploy.status?.readyReplicas ?? 0}/${deploy.spec.replicas}`,
+  );
+  say(`   ConfigMaps               ${cms.join(', ')}`);
 }
 
-const timings: [string, number][] = [];
-const storage = await mkdtemp(join(tmpdir(), 'mooring-demo-'));
-const git = await GitServer.start();
-const receiverPort = await freePort();
-const shutdown = new AbortController();
-const options = parseOperatorOptions(
-  [
-    '--kubeconfig',
-    kubeconfig,
-    '--watch-namespace',
-    NS,
-    '--metrics-addr',
-    '127.0.0.1:0',
-    '--health-addr',
-    '127.0.0.1:0',
-    '--storage-path',
-    storage,
-    '--storage-addr',
-    '127.0.0.1:0',
-    '--receiver-addr',
-    `127.0.0.1:${receiverPort}`,
-    '--events-listen-addr',
-    '127.0.0.1:0',
-    '--log-level',
-    'silent',
-  ],
-  {},
-  {
-    extraFlags: Object.assign(
-      {},
-      sourceOperator().extraFlags,
-      kustomizeOperator().extraFlags,
-      notificationOperator().extraFlags,
-    ),
-  },
-);
-let operators: Promise<number> | undefined;
-try {
-  const version = await client.request<{ gitVersion: string }>({ method: 'GET', path: '/version' });
-  say(
-    `Kubernetes ${version.gitVersion} is running locally${values.workloads ? ', with a scheduler and fake nodes (kwok)' : ''}.`,
-  );
-  // A previous run's objects carry Mooring's finalizer and no operator runs now to release it:
-  // the demo owns these namespaces, so it releases them itself and starts from a clean slate.
+/** Releases what a previous run left (its objects carry Mooring's finalizer and no operator runs now). */
+async function cleanSlate(): Promise<void> {
   for (const [apiVersion, kind] of [
     [SOURCE_API_VERSION, 'GitRepository'],
     [KUSTOMIZE_API_VERSION, 'Kustomization'],
     [NOTIFICATION_API_VERSION, 'Receiver'],
+    [NOTIFICATION_API_VERSION, 'Alert'],
+    [NOTIFICATION_API_VERSION, 'Provider'],
   ] as const) {
     const left = await client
       .list(apiVersion, kind, { namespace: NS })
@@ -193,22 +197,102 @@ try {
       (await client.getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name })) ? undefined : true,
     );
   }
+}
+
+const timings: [string, number][] = [];
+const storage = await mkdtemp(join(tmpdir(), 'mooring-demo-'));
+const git = await GitServer.start();
+const receiverPort = await freePort();
+const eventsPort = await freePort();
+// Where the Provider delivers alerts: in a real setup Slack, Teams or a webhook of your own.
+const alerts: string[] = [];
+const alertSink = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (d: Buffer) => (body += d));
+  req.on('end', () => {
+    try {
+      const event = JSON.parse(body) as {
+        involvedObject?: { kind?: string; name?: string };
+        message?: string;
+      };
+      alerts.push(
+        `${event.involvedObject?.kind}/${event.involvedObject?.name}: ${event.message?.split('\n')[0]}`,
+      );
+    } catch {}
+    res.writeHead(200).end();
+  });
+});
+await new Promise<void>((r) => alertSink.listen(0, '127.0.0.1', r));
+const sinkPort = (alertSink.address() as net.AddressInfo).port;
+const shutdown = new AbortController();
+const operatorDefinitions = [sourceOperator(), kustomizeOperator(), notificationOperator()];
+const options = parseOperatorOptions(
+  [
+    '--kubeconfig',
+    kubeconfig,
+    '--watch-namespace',
+    NS,
+    '--metrics-addr',
+    '127.0.0.1:0',
+    '--health-addr',
+    '127.0.0.1:0',
+    '--storage-path',
+    storage,
+    '--storage-addr',
+    '127.0.0.1:0',
+    '--receiver-addr',
+    `127.0.0.1:${receiverPort}`,
+    '--events-listen-addr',
+    `127.0.0.1:${eventsPort}`,
+    '--events-addr',
+    `http://127.0.0.1:${eventsPort}/`,
+    '--requeue-dependency',
+    '1s',
+    '--log-level',
+    'silent',
+  ],
+  {},
+  { extraFlags: Object.assign({}, ...operatorDefinitions.map((d) => d.extraFlags ?? {})) },
+);
+let operators: Promise<number> | undefined;
+try {
+  const version = await client.request<{ gitVersion: string }>({ method: 'GET', path: '/version' });
+  say(
+    `Kubernetes ${version.gitVersion} is running locally${values.workloads ? ', with a scheduler and fake nodes (kwok)' : ''}.`,
+  );
+  await cleanSlate();
   await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
 
-  step(1, 'A platform repository declares a model-serving stack (namespace, Deployment, Service, config).');
+  step(
+    1,
+    'A platform repository declares infra (namespace, registry address) and apps (base + staging overlay).',
+  );
   const repo = await git.createRepo('platform');
-  let commit = await repo.commit(stack('1.0.0', 2, true), 'sentiment model 1.0.0');
+  let commit = await repo.commit(stack('1.0.0', { canary: true }), 'sentiment model 1.0.0');
   say(`   pushed ${commit.slice(0, 7)} to ${repo.url}`);
 
-  step(2, 'Mooring starts: source, kustomize and notification operators, one process.');
+  step(2, 'Mooring starts (source, kustomize, notification in one process); apps waits for infra.');
   await new Promise<void>((resolve, reject) => {
-    operators = runOperators([sourceOperator(), kustomizeOperator(), notificationOperator()], options, {
+    operators = runOperators(operatorDefinitions, options, {
       shutdown: shutdown.signal,
       onReady: () => resolve(),
     });
     operators.then(() => reject(new Error('the operators stopped early')), reject);
   });
   const token = randomBytes(16).toString('hex');
+  const kustomization = (name: string, path: string, extra: Record<string, unknown> = {}) =>
+    ({
+      apiVersion: KUSTOMIZE_API_VERSION,
+      kind: 'Kustomization',
+      metadata: { name, namespace: NS },
+      spec: {
+        interval: '30m',
+        prune: true,
+        path,
+        sourceRef: { kind: 'GitRepository', name: 'platform' },
+        ...extra,
+      },
+    }) as KubeObject;
   const objects: KubeObject[] = [
     {
       apiVersion: SOURCE_API_VERSION,
@@ -216,19 +300,12 @@ try {
       metadata: { name: 'platform', namespace: NS },
       spec: { url: repo.url, interval: '30m', ref: { branch: 'main' } },
     } as KubeObject,
-    {
-      apiVersion: KUSTOMIZE_API_VERSION,
-      kind: 'Kustomization',
-      metadata: { name: 'models', namespace: NS },
-      spec: {
-        interval: '30m',
-        prune: true,
-        wait: !!values.workloads,
-        timeout: '2m',
-        path: './clusters/demo',
-        sourceRef: { kind: 'GitRepository', name: 'platform' },
-      },
-    } as KubeObject,
+    kustomization('infra', './infra'),
+    kustomization('apps', './apps/staging', {
+      dependsOn: [{ name: 'infra' }],
+      wait: !!values.workloads,
+      timeout: '2m',
+    }),
     {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -246,14 +323,29 @@ try {
         resources: [{ apiVersion: SOURCE_API_VERSION, kind: 'GitRepository', name: 'platform' }],
       },
     } as KubeObject,
+    {
+      apiVersion: NOTIFICATION_API_VERSION,
+      kind: 'Provider',
+      metadata: { name: 'team-webhook', namespace: NS },
+      spec: { type: 'generic', address: `http://127.0.0.1:${sinkPort}/alerts` },
+    } as KubeObject,
+    {
+      apiVersion: NOTIFICATION_API_VERSION,
+      kind: 'Alert',
+      metadata: { name: 'deployments', namespace: NS },
+      spec: {
+        providerRef: { name: 'team-webhook' },
+        eventSeverity: 'info',
+        eventSources: [{ kind: 'Kustomization', name: '*' }],
+      },
+    } as KubeObject,
   ];
   let t0 = Date.now();
   for (const o of objects) await client.create(o);
-  const first = await until('the first revision applied', () => appliedRevision(`main@sha1:${commit}`));
+  await until('the first revision applied', applied('apps', `main@sha1:${commit}`));
   timings.push([values.workloads ? 'first sync, pods Ready' : 'first sync', Date.now() - t0]);
-  say(
-    `   Kustomization models: ${first.status!.conditions!.find((c) => c.type === 'Ready')!.message} (${Date.now() - t0} ms)`,
-  );
+  say(`   infra, then apps, applied in ${Date.now() - t0} ms${values.workloads ? ', pods Ready' : ''}`);
+  await statusTable();
   await showWorkloads();
 
   step(3, 'Promote model 1.1.0 by commit; a signed GitHub webhook tells Mooring at once.');
@@ -266,27 +358,36 @@ try {
     });
     return r.status?.webhookPath;
   });
-  commit = await repo.commit(stack('1.1.0', 2, true), 'sentiment model 1.1.0');
+  const push = async (sha: string) => {
+    const body = JSON.stringify({
+      ref: 'refs/heads/main',
+      after: sha,
+      repository: { full_name: 'acme/platform' },
+    });
+    const res = await fetch(`http://127.0.0.1:${receiverPort}${path}`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        'X-GitHub-Event': 'push',
+        'X-Hub-Signature-256': `sha256=${createHmac('sha256', token).update(body).digest('hex')}`,
+      },
+      body,
+    });
+    return res.status;
+  };
+  commit = await repo.commit(stack('1.1.0', { canary: true }), 'sentiment model 1.1.0');
   t0 = Date.now();
-  const body = JSON.stringify({
-    ref: 'refs/heads/main',
-    after: commit,
-    repository: { full_name: 'acme/platform' },
-  });
-  const res = await fetch(`http://127.0.0.1:${receiverPort}${path}`, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/json',
-      'X-GitHub-Event': 'push',
-      'X-Hub-Signature-256': `sha256=${createHmac('sha256', token).update(body).digest('hex')}`,
-    },
-    body,
-  });
-  say(`   webhook answered ${res.status}`);
-  await until('the promotion applied', () => appliedRevision(`main@sha1:${commit}`));
+  say(`   webhook answered ${await push(commit)}`);
+  await until('the promotion applied', applied('apps', `main@sha1:${commit}`));
   timings.push([values.workloads ? 'push → applied, pods Ready' : 'push → applied', Date.now() - t0]);
   say(`   applied main@sha1:${commit.slice(0, 7)} ${Date.now() - t0} ms after the push`);
   await showWorkloads();
+  const appliedAlert = (a: string) =>
+    a.startsWith('Kustomization/apps') && a.includes(`Applied revision: main@sha1:${commit}`);
+  await until('the alert', async () => (alerts.some(appliedAlert) ? true : undefined), 10_000).catch(
+    () => {},
+  );
+  say(`   the team's webhook got: ${alerts.find(appliedAlert) ?? '(no alert yet)'}`);
 
   step(4, 'Someone edits the live config by hand; Mooring puts Git back.');
   const generated = (await client.list<KubeObject>('v1', 'ConfigMap', { namespace: APP_NS })).items.find(
@@ -298,7 +399,7 @@ try {
   );
   say(`   patched ${generated.metadata.name} MAX_BATCH=4096 behind Git's back`);
   t0 = Date.now();
-  await client.mergePatch(ksKey, {
+  await client.mergePatch(ks('apps'), {
     metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': new Date().toISOString() } },
   });
   await until('the drift corrected', async () => {
@@ -313,13 +414,29 @@ try {
   timings.push(['drift corrected', Date.now() - t0]);
   say(`   MAX_BATCH is 32 again after ${Date.now() - t0} ms (the next interval would do it unasked)`);
 
-  step(5, 'The canary ends: its file leaves Git, and Mooring prunes it from the cluster.');
-  commit = await repo.commit(stack('1.1.0', 2, false), 'end the canary');
-  t0 = Date.now();
-  await client.mergePatch(
-    { apiVersion: SOURCE_API_VERSION, kind: 'GitRepository', namespace: NS, name: 'platform' },
-    { metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': new Date().toISOString() } } },
+  step(5, 'A broken commit (a file that does not exist) is refused; the last good revision keeps running.');
+  const good = commit;
+  commit = await repo.commit(
+    stack('1.2.0', { canary: true, broken: true }),
+    'model 1.2.0 with an autoscaler (forgot the file)',
   );
+  t0 = Date.now();
+  await push(commit);
+  const refused = await until('the broken revision refused', async () => {
+    const k = await client.get<Mooring>(ks('apps'));
+    const ready = readyOf(k);
+    return ready?.status === 'False' && ready.reason === 'BuildFailed' ? ready : undefined;
+  });
+  timings.push(['broken commit refused', Date.now() - t0]);
+  say(`   apps: Ready False, ${refused.reason}: ${refused.message.slice(0, 110)}`);
+  say(`   still applied: main@sha1:${good.slice(0, 7)}`);
+  await showWorkloads();
+
+  step(6, 'The fix is a new commit (and it ends the canary): applied, and the canary pruned.');
+  commit = await repo.commit(stack('1.2.0', { canary: false }), 'model 1.2.0; end the canary');
+  t0 = Date.now();
+  await push(commit);
+  await until('the fix applied', applied('apps', `main@sha1:${commit}`));
   await until('the canary pruned', async () =>
     (await client.getOrUndefined({
       apiVersion: 'v1',
@@ -330,27 +447,37 @@ try {
       ? undefined
       : true,
   );
-  timings.push(['prune after commit', Date.now() - t0]);
-  say(`   canary-traffic deleted ${Date.now() - t0} ms after the commit`);
+  timings.push(['fix applied, canary pruned', Date.now() - t0]);
+  say(`   healed in ${Date.now() - t0} ms`);
+  await statusTable();
   await showWorkloads();
 
   say('\nSummary (this machine, this run):');
   for (const [what, ms] of timings) say(`   ${what.padEnd(28)} ${ms} ms`);
+  say(`   alerts delivered to the team's webhook: ${alerts.length}`);
   const kc = relative(process.cwd(), kubeconfig) || kubeconfig;
-  say(`\nThe control plane keeps running with the stack applied (the operators stop with the demo). Try:`);
+  const kubectl = relative(process.cwd(), `${repoRoot}/bin/kubectl`);
+  say('\nExplore (in another terminal):');
   say(`  export KUBECONFIG=${kc}`);
-  say(`  ${relative(process.cwd(), `${repoRoot}/bin/kubectl`)} -n ${APP_NS} get deploy,svc,cm`);
-  say(
-    `  ${relative(process.cwd(), `${repoRoot}/bin/kubectl`)} -n ${NS} get gitrepositories,kustomizations,receivers`,
-  );
-  say(
-    `  npm run operators -- --kubeconfig ${kc} --storage-path .mooring/storage   # run the operators yourself`,
-  );
-  say('  hack/control-plane down      # stop it and remove its data');
+  say(`  npx mooring get all -n ${NS}`);
+  say(`  npx mooring tree kustomization apps -n ${NS}`);
+  say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
+  say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
+  say('  hack/control-plane down      # stop the control plane and remove its data');
+  if (!values.once) {
+    say(
+      '\nMooring keeps reconciling (Git is at the URL above). Ctrl-C stops the operators and the Git server.',
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
+  }
 } finally {
   shutdown.abort();
   await operators?.catch(() => 1);
   await git.close();
+  await new Promise((r) => alertSink.close(r));
   await rm(storage, { recursive: true, force: true });
   client.close();
 }
