@@ -30,7 +30,8 @@ function existingSections(): Map<string, string> {
     return sections;
   }
   const re = /<!-- bench: (\S+) -->\n([\s\S]*?)<!-- \/bench -->/g;
-  for (const m of text.matchAll(re)) sections.set(m[1]!, m[2]!.trim());
+  // The footer is written anew each time, so it is not part of what is kept.
+  for (const m of text.matchAll(re)) sections.set(m[1]!, m[2]!.replace(/^_From `.*_$/gm, '').trim());
   return sections;
 }
 

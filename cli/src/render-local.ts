@@ -7,7 +7,7 @@ import {
   type Kustomization,
 } from '@mooring/api';
 import { build, createConfinedFs, KustomizeError, type Resource, toYAML } from '@mooring/kustomize';
-import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
+import { ApiError, type KubeClient, type KubeObject, readObjectData } from '@mooring/runtime';
 // The operator's own render pieces, so a local render follows the same rules as the cluster's.
 import { overridesOf } from '../../operators/kustomize/src/render.ts';
 import { substituteVariables } from '../../operators/kustomize/src/substitute.ts';
@@ -48,26 +48,12 @@ async function readVariables(
   name: string,
   optional: boolean,
 ): Promise<Record<string, string>> {
-  try {
-    const obj = await client.get<KubeObject & { data?: Record<string, string> }>({
-      apiVersion: 'v1',
-      kind,
-      namespace,
-      name,
-    });
-    const data = obj.data ?? {};
-    if (kind === 'ConfigMap') return data;
-    return Object.fromEntries(
-      Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-    );
-  } catch (err) {
-    if (err instanceof ApiError && err.isNotFound && optional) return {};
-    if (err instanceof ApiError && err.isNotFound)
-      throw new CliError(
-        `postBuild.substituteFrom names ${kind} ${namespace}/${name}, which does not exist: create it or mark it optional.`,
-      );
-    throw err;
-  }
+  const data = await readObjectData(client, kind, namespace, name);
+  if (data !== undefined) return data;
+  if (optional) return {};
+  throw new CliError(
+    `postBuild.substituteFrom names ${kind} ${namespace}/${name}, which does not exist: create it or mark it optional.`,
+  );
 }
 
 /** Reads a Kustomization from the cluster. */

@@ -8,7 +8,6 @@ import {
   SOURCE_API_VERSION,
 } from '@mooring/api';
 import {
-  ApiError,
   type Impersonation,
   type KubeClient,
   type KubeObject,
@@ -16,6 +15,7 @@ import {
   type ReconcileResult,
   type Reconciler,
   RetryableError,
+  readObjectData,
   StalledError,
   WaitingError,
 } from '@mooring/runtime';
@@ -67,25 +67,11 @@ async function readData(
   name: string,
   optional: boolean,
 ): Promise<Record<string, string> | undefined> {
-  try {
-    const obj = await client.get<KubeObject & { data?: Record<string, string> }>({
-      apiVersion: 'v1',
-      kind,
-      namespace,
-      name,
-    });
-    const data = obj.data ?? {};
-    if (kind === 'ConfigMap') return data;
-    return Object.fromEntries(
-      Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-    );
-  } catch (err) {
-    if (err instanceof ApiError && err.isNotFound) {
-      if (optional) return undefined;
-      throw new RetryableError(Reason.BuildFailed, `${kind} ${namespace}/${name} not found`);
-    }
-    throw err;
+  const data = await readObjectData(client, kind, namespace, name);
+  if (data === undefined && !optional) {
+    throw new RetryableError(Reason.BuildFailed, `${kind} ${namespace}/${name} not found`);
   }
+  return data;
 }
 
 /** `postBuild` variables: `substituteFrom` in order (later wins), then the inline `substitute` over them. */

@@ -382,7 +382,7 @@ export class Controller<T extends MooringObject> {
     return this.#r.defaultIntervalMs;
   }
 
-  /** An event only when Ready changes status or reason, so a steady object stays quiet. */
+  /** An event when Ready changes status or reason, or its message while True (a new revision); a steady object stays quiet. */
   #announce(obj: T, before: MooringStatus, after: MooringStatus, revision: string | undefined): void {
     const was = getCondition(before.conditions, 'Ready');
     const is = getCondition(after.conditions, 'Ready');
@@ -393,7 +393,13 @@ export class Controller<T extends MooringObject> {
         obj.metadata.name ?? '',
         after.conditions ?? [],
       );
-    if (!is || (was && was.status === is.status && was.reason === is.reason)) return;
+    // A new Ready message while True means new work done (`Applied revision: <new>`): alerts want it.
+    const same =
+      was &&
+      was.status === is?.status &&
+      was.reason === is?.reason &&
+      (is?.status !== 'True' || was.message === is.message);
+    if (!is || same) return;
     this.#o.events?.record(obj, {
       severity: is.status === 'False' ? 'error' : 'info',
       reason: is.reason,

@@ -31,3 +31,24 @@ export async function readSecretData(
   for (const [k, v] of Object.entries(secret.data ?? {})) out[k] = Buffer.from(v, 'base64').toString('utf8');
   return out;
 }
+
+/** A ConfigMap's data or a Secret's decoded values; undefined when the object does not exist. */
+export async function readObjectData(
+  client: KubeClient,
+  kind: 'Secret' | 'ConfigMap',
+  namespace: string,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  let obj: SecretObject;
+  try {
+    obj = await client.get<SecretObject>({ apiVersion: 'v1', kind, namespace, name });
+  } catch (err) {
+    if (err instanceof ApiError && err.isNotFound) return undefined;
+    throw err;
+  }
+  const data = obj.data ?? {};
+  if (kind === 'ConfigMap') return { ...data };
+  return Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+  );
+}
