@@ -19,6 +19,8 @@ import { kustomizeOperator } from '../src/kustomize-operator.ts';
 export interface Stack {
   namespace: string;
   git: GitServer;
+  /** The source operator's artifact storage folder. */
+  storage: string;
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startStack(prefix: string, args: string[] = []): Promise<S
   return {
     namespace,
     git,
+    storage,
     async stop() {
       await operators.stop();
       await git.close();

@@ -2,7 +2,10 @@
 // Kustomization dependencies, deletion policies, impersonation, substitution and health checks,
 // end to end against the real API server.
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import type { KubeObject } from '@mooring/runtime';
 import { eventually, testCluster, uniqueName } from '@mooring/test/harness';
 import {
   condition,
@@ -277,6 +280,56 @@ spec:
       (k) => condition(k, 'Stalled')?.status === 'True',
     );
     assert.equal(condition(stalled, 'Ready')!.reason, 'InvalidCELExpression');
+  });
+});
+
+describe('Kustomization artifact integrity and termination', () => {
+  test('an artifact whose bytes no longer match its digest is refused before anything is extracted', async () => {
+    const { client } = await testCluster();
+    const { name: source } = await gitSource(stack, { 't/cm.yaml': configMap('tampered-target', {}) });
+    const repo = await eventually('the artifact', async () => {
+      const r = await client.get<KubeObject & { status?: { artifact?: { path: string } } }>({
+        apiVersion: 'source.mooring.dev/v1',
+        kind: 'GitRepository',
+        namespace: ns,
+        name: source,
+      });
+      return r.status?.artifact;
+    });
+    // Someone with write access to the storage volume swaps the bytes behind the digest.
+    const file = join(stack.storage, repo.path);
+    const bytes = await readFile(file);
+    bytes[bytes.length - 20] = (bytes[bytes.length - 20]! + 1) % 256;
+    await writeFile(file, bytes);
+    const name = uniqueName('tampered');
+    await createKustomization(stack, name, { sourceRef: { kind: 'GitRepository', name: source }, path: 't' });
+    const failed = await waitForKustomization(
+      ns,
+      name,
+      'False',
+      (k) =>
+        condition(k, 'Ready')?.reason === 'ArtifactFailed' && /digest/i.test(condition(k, 'Ready')!.message),
+    );
+    assert.match(condition(failed, 'Ready')!.message, /sha256:/);
+    assert.equal(await getObject('v1', 'ConfigMap', ns, 'tampered-target'), undefined);
+  });
+
+  test('deletionPolicy WaitForTermination deletes the objects and waits for them to go', async () => {
+    const { client } = await testCluster();
+    const { name: source } = await gitSource(stack, { 'w/cm.yaml': configMap('waited-for', {}) });
+    const name = uniqueName('wait-term');
+    await createKustomization(stack, name, {
+      sourceRef: { kind: 'GitRepository', name: source },
+      path: 'w',
+      deletionPolicy: 'WaitForTermination',
+    });
+    await waitForKustomization(ns, name);
+    await client.delete({ ...KS, namespace: ns, name });
+    await eventually(
+      'the Kustomization gone',
+      async () => !(await client.getOrUndefined({ ...KS, namespace: ns, name })),
+    );
+    assert.equal(await getObject('v1', 'ConfigMap', ns, 'waited-for'), undefined);
   });
 });
 
