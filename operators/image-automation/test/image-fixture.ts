@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import { IMAGE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import { MediaTypes, type OciReference, RegistryClient, type RegistryCredentials } from '@mooring/oci';
 import type { KubeObject, MooringObject, OperatorDefinition } from '@mooring/runtime';
-import { eventually, startInProcessOperators, testCluster } from '@mooring/test/harness';
+import {
+  eventually,
+  startInProcessOperators,
+  testCluster,
+  waitForReady as waitForObjectReady,
+} from '@mooring/test/harness';
 import { imageAutomationOperator } from '../src/image-automation-operator.ts';
 
 export interface RunningOperator {
@@ -138,7 +143,7 @@ export function conditionOf(obj: ImageObject, type: string) {
 }
 
 /** Waits until Ready is `status` at the current generation and `when` holds; the last status is in the error. */
-export async function waitForReady(
+export function waitForReady(
   kind: string,
   namespace: string,
   name: string,
@@ -146,22 +151,12 @@ export async function waitForReady(
   when: (obj: ImageObject) => boolean = () => true,
   timeoutMs = 20_000,
 ): Promise<ImageObject> {
-  let last: ImageObject | undefined;
-  try {
-    return await eventually(
-      `${kind} ${name} Ready=${status}`,
-      async () => {
-        last = await getImageObject(kind, namespace, name);
-        const ready = conditionOf(last, 'Ready');
-        return ready?.status === status && ready.observedGeneration === last.metadata.generation && when(last)
-          ? last
-          : undefined;
-      },
-      timeoutMs,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status)}`);
-  }
+  return waitForObjectReady<ImageObject>(
+    { apiVersion: IMAGE_API_VERSION, kind, namespace, name },
+    status,
+    when,
+    timeoutMs,
+  );
 }
 
 /** Sets `requestedAt` and waits until the operator reports it handled. */

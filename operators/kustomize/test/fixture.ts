@@ -7,12 +7,12 @@ import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import type { KubeObject, MooringObject } from '@mooring/runtime';
 import { sourceOperator } from '@mooring/source-operator';
 import {
-  eventually,
   GitServer,
   startInProcessOperators,
   type TestRepo,
   testCluster,
   uniqueName,
+  waitForReady,
 } from '@mooring/test/harness';
 import { kustomizeOperator } from '../src/kustomize-operator.ts';
 
@@ -110,29 +110,19 @@ export function condition(obj: KustomizationObject, type: string) {
 }
 
 /** Waits for Ready=`status` at the current generation and `when`, reporting the last status on timeout. */
-export async function waitForKustomization(
+export function waitForKustomization(
   namespace: string,
   name: string,
   status: 'True' | 'False' = 'True',
   when: (obj: KustomizationObject) => boolean = () => true,
   timeoutMs = 30_000,
 ): Promise<KustomizationObject> {
-  let last: KustomizationObject | undefined;
-  try {
-    return await eventually(
-      `Kustomization ${name} Ready=${status}`,
-      async () => {
-        last = await getKustomization(namespace, name);
-        const ready = condition(last, 'Ready');
-        return ready?.status === status && ready.observedGeneration === last.metadata.generation && when(last)
-          ? last
-          : undefined;
-      },
-      timeoutMs,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status)}`);
-  }
+  return waitForReady<KustomizationObject>(
+    { apiVersion: KUSTOMIZE_API_VERSION, kind: 'Kustomization', namespace, name },
+    status,
+    when,
+    timeoutMs,
+  );
 }
 
 /** Sets `requestedAt` on an object of the two Mooring kinds used here. */

@@ -7,7 +7,12 @@ import { join } from 'node:path';
 import { type Artifact, SOURCE_API_VERSION } from '@mooring/api';
 import { fetchArtifact } from '@mooring/artifact';
 import type { KubeObject, MooringObject } from '@mooring/runtime';
-import { eventually, startInProcessOperators, testCluster } from '@mooring/test/harness';
+import {
+  eventually,
+  startInProcessOperators,
+  testCluster,
+  waitForReady as waitForObjectReady,
+} from '@mooring/test/harness';
 import { sourceOperator } from '../src/source-operator.ts';
 
 export interface RunningSource {
@@ -66,8 +71,8 @@ function condition(obj: SourceObject, type: string) {
   return obj.status?.conditions?.find((c) => c.type === type);
 }
 
-/** Waits until the object's Ready condition matches `status` (and `when`, if given) at its current generation. */
-export async function waitForReady(
+/** Waits until Ready is `status` at the current generation and `when` holds; the last status is in the error. */
+export function waitForReady(
   kind: string,
   namespace: string,
   name: string,
@@ -75,22 +80,12 @@ export async function waitForReady(
   when: (obj: SourceObject) => boolean = () => true,
   timeoutMs = 20_000,
 ): Promise<SourceObject> {
-  let last: SourceObject | undefined;
-  try {
-    return await eventually(
-      `${kind} ${name} Ready=${status}`,
-      async () => {
-        last = await getSource(kind, namespace, name);
-        const ready = condition(last, 'Ready');
-        return ready?.status === status && ready.observedGeneration === last.metadata.generation && when(last)
-          ? last
-          : undefined;
-      },
-      timeoutMs,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status)}`);
-  }
+  return waitForObjectReady<SourceObject>(
+    { apiVersion: SOURCE_API_VERSION, kind, namespace, name },
+    status,
+    when,
+    timeoutMs,
+  );
 }
 
 export function conditionOf(obj: SourceObject, type: string) {
