@@ -36,6 +36,7 @@ import {
 import { loadExclusionFilter } from './ignore-rules.ts';
 import { copyIncludes, type ResolvedInclude, resolveIncludes } from './include.ts';
 import { markArtifactCurrent, markFetchFailed, markNewRevision } from './source-conditions.ts';
+import { keepArtifact, verifiedArtifact } from './stored-artifact.ts';
 import { deadlineSignal, specTimeoutMs } from './timeouts.ts';
 
 export interface GitRepositoryDeps {
@@ -227,19 +228,7 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
       }
 
       // Storage: a current artifact that went missing or was corrupted is rebuilt.
-      if (
-        status.artifact &&
-        !(await deps.storage.verify({ path: status.artifact.path, digest: status.artifact.digest ?? '' }))
-      ) {
-        ctx.log.warn({ path: status.artifact.path }, 'artifact missing or corrupt in storage; rebuilding');
-        status.artifact = undefined;
-        ctx.setCondition(
-          ConditionType.ArtifactInStorage,
-          'False',
-          Reason.Progressing,
-          'artifact not in storage',
-        );
-      }
+      status.artifact = await verifiedArtifact(deps.storage, status.artifact, ctx);
 
       const auth = await credentials(obj);
       const timeoutMs = specTimeoutMs(obj.spec.timeout);
@@ -275,10 +264,9 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
         builtFrom(obj, includes) === observedFrom(status, status.includedArtifacts);
       if (upToDate) {
         // The cheap path: one remote call, nothing written but the advertised URL if it moved.
-        const url = deps.storage.urlFor(current.path);
-        if (current.url !== url) status.artifact = { ...current, url };
-        markArtifactCurrent(ctx, current.revision);
-        return { message: `stored artifact for revision '${current.revision}'`, revision: current.revision };
+        const kept = keepArtifact(deps.storage, current, ctx);
+        status.artifact = kept.artifact;
+        return kept.result;
       }
 
       markNewRevision(ctx, current?.revision, resolved.revision);

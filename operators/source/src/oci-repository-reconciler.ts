@@ -36,6 +36,7 @@ import {
 } from '@mooring/runtime';
 import { loadExclusionFilter } from './ignore-rules.ts';
 import { markArtifactCurrent, markFetchFailed, markNewRevision } from './source-conditions.ts';
+import { keepArtifact, verifiedArtifact } from './stored-artifact.ts';
 import { deadlineSignal, specTimeoutMs } from './timeouts.ts';
 
 export interface OciRepositoryDeps {
@@ -170,19 +171,7 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
       } catch (err) {
         throw new StalledError(Reason.URLInvalid, (err as Error).message);
       }
-      if (
-        status.artifact &&
-        !(await deps.storage.verify({ path: status.artifact.path, digest: status.artifact.digest ?? '' }))
-      ) {
-        ctx.log.warn({ path: status.artifact.path }, 'artifact missing or corrupt in storage; rebuilding');
-        status.artifact = undefined;
-        ctx.setCondition(
-          ConditionType.ArtifactInStorage,
-          'False',
-          Reason.Progressing,
-          'artifact not in storage',
-        );
-      }
+      status.artifact = await verifiedArtifact(deps.storage, status.artifact, ctx);
 
       const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const registry = new RegistryClient({
@@ -204,11 +193,10 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
         JSON.stringify(status.observedLayerSelector ?? null) === JSON.stringify(layerSelector ?? null) &&
         (status.observedIgnore ?? null) === (obj.spec.ignore ?? null);
       if (current && current.revision === resolved.revision && sameInputs) {
-        const url = deps.storage.urlFor(current.path);
-        if (current.url !== url) status.artifact = { ...current, url };
-        status.url = status.artifact?.url;
-        markArtifactCurrent(ctx, current.revision);
-        return { message: `stored artifact for revision '${current.revision}'`, revision: current.revision };
+        const kept = keepArtifact(deps.storage, current, ctx);
+        status.artifact = kept.artifact;
+        status.url = kept.artifact.url;
+        return kept.result;
       }
 
       markNewRevision(ctx, current?.revision, resolved.revision);
