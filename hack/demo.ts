@@ -337,6 +337,8 @@ try {
         providerRef: { name: 'team-webhook' },
         eventSeverity: 'info',
         eventSources: [{ kind: 'Kustomization', name: '*' }],
+        // Only what a team wants pinged about; the rest stays in the Kubernetes events.
+        inclusionList: ['^Applied revision'],
       },
     } as KubeObject,
   ];
@@ -454,7 +456,7 @@ try {
 
   say('\nSummary (this machine, this run):');
   for (const [what, ms] of timings) say(`   ${what.padEnd(28)} ${ms} ms`);
-  say(`   alerts delivered to the team's webhook: ${alerts.length}`);
+  say(`   "Applied revision" alerts delivered to the team's webhook: ${alerts.length}`);
   const kc = relative(process.cwd(), kubeconfig) || kubeconfig;
   const kubectl = relative(process.cwd(), `${repoRoot}/bin/kubectl`);
   say('\nExplore (in another terminal):');
