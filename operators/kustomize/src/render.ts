@@ -294,6 +294,7 @@ export function overridesOf(obj: Kustomization): KustomizationOverrides {
     images: s.images as KustomizationOverrides['images'],
     components: s.components,
     ignoreMissingComponents: s.ignoreMissingComponents,
+    buildMetadata: s.buildMetadata,
     commonMetadata: s.commonMetadata,
   };
 }

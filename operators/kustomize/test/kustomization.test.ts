@@ -235,6 +235,19 @@ describe('Kustomization', { concurrency: 4 }, () => {
     }
   });
 
+  test('buildMetadata on the Kustomization adds origin annotations to what it applies', async () => {
+    const { name: source } = await gitSource(stack, { 'bm/origin.yaml': configMap('with-origin', {}) });
+    const name = uniqueName('buildmeta');
+    await createKustomization(stack, name, {
+      sourceRef: { kind: 'GitRepository', name: source },
+      path: 'bm',
+      buildMetadata: ['originAnnotations'],
+    });
+    await waitForKustomization(ns, name);
+    const cm = await getObject('v1', 'ConfigMap', ns, 'with-origin');
+    assert.match(cm?.metadata.annotations?.['config.kubernetes.io/origin'] ?? '', /path: origin\.yaml/);
+  });
+
   test('a CRD and its custom resource apply together, the CRD first', async () => {
     const group = `${uniqueName('widgets')}.example.com`;
     const crd = `apiVersion: apiextensions.k8s.io/v1

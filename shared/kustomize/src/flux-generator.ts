@@ -21,6 +21,8 @@ export interface KustomizationOverrides {
   components?: string[];
   /** Drop `components` entries whose directory does not exist instead of failing (Flux's field of that name). */
   ignoreMissingComponents?: boolean;
+  /** kustomize's `buildMetadata` (`originAnnotations`, `transformerAnnotations`), added to the top kustomization's. */
+  buildMetadata?: string[];
   /** Applied to every object's metadata after the build (not to selectors), as kustomize-controller does. */
   commonMetadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
 }
@@ -89,5 +91,8 @@ export function mergeOverrides(
   }
   const components = (o.components ?? []).filter((c) => !o.ignoreMissingComponents || componentExists(c));
   if (components.length > 0) merged.components = [...(k.components ?? []), ...components];
+  if (o.buildMetadata && o.buildMetadata.length > 0) {
+    merged.buildMetadata = [...new Set([...(k.buildMetadata ?? []), ...o.buildMetadata])];
+  }
   return merged;
 }
