@@ -27,6 +27,7 @@ import { waitForHealth } from './health.ts';
 import { compileHealthExprs, evaluateHealth } from './health-exprs.ts';
 import { fromEntry, inventoryOf, type ObjectRef, refToString, staleEntries } from './inventory.ts';
 import { pruneObjects, waitForTermination } from './prune.ts';
+import { RemoteClusters } from './remote-cluster.ts';
 import { overridesOf, type RenderCache, type RenderInputs } from './render.ts';
 import { resolveSource, sourceKey } from './source-ref.ts';
 import { kustomizationTimings } from './timeouts.ts';
@@ -156,6 +157,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
   const { client } = deps;
   /** Per Kustomization: what we last applied, so an unchanged object costs one GET and no apply. */
   const knownVersions = new Map<string, Map<string, string>>();
+  const remotes = new RemoteClusters();
 
   async function checkDeps(obj: Kustomization, sourceRevision: string): Promise<void> {
     const refs = obj.spec.dependsOn ?? [];
@@ -224,12 +226,6 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     }
 
     // Not yet supported: refused with a clear condition rather than applied somewhere unexpected.
-    if (obj.spec.kubeConfig) {
-      throw new StalledError(
-        'UnsupportedConfiguration',
-        'kubeConfig (applying to a remote cluster) is not supported yet',
-      );
-    }
     if (obj.spec.decryption?.serviceAccountName) {
       throw new StalledError(
         'UnsupportedConfiguration',
@@ -238,6 +234,8 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     }
     const source = await resolveSource(client, obj, deps);
     const revision = source.artifact.revision;
+    // Where the objects go: this cluster, or the one `spec.kubeConfig` names.
+    const target = (await remotes.clientFor(client, obj)) ?? client;
     await checkDeps(obj, revision);
     status.lastAttemptedRevision = revision;
 
@@ -266,7 +264,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     let changes: ApplyChange[];
     try {
       changes = await applySet(rendered.manifests, {
-        client,
+        client: target,
         defaultNamespace: owner.namespace,
         impersonate,
         force: !!obj.spec.force,
@@ -278,7 +276,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
           : undefined,
         waitForStage0: async (applied) => {
           const ready = await waitForHealth(
-            client,
+            target,
             applied.filter((c) => c.action !== 'skipped').map((c) => c.ref),
             { timeoutMs: 60_000, signal, pollMs: 200 },
           );
@@ -287,7 +285,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
               Reason.ReconciliationFailed,
               `CRDs and namespaces not ready: ${ready.message}`,
             );
-          client.mapper.invalidate();
+          target.mapper.invalidate();
         },
       });
     } catch (err) {
@@ -301,7 +299,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     const inventory = inventoryOf(applied);
     if (obj.spec.prune) {
       const stale = staleEntries(previous, inventory);
-      const pruned = await pruneObjects(client, stale, owner, impersonate);
+      const pruned = await pruneObjects(target, stale, owner, impersonate);
       if (pruned.deleted.length) {
         ctx.event('info', 'Progressing', pruned.deleted.map((r) => `${refToString(r)} deleted`).join('\n'), {
           revision,
@@ -327,7 +325,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
           name: h.name,
         }));
     if (toCheck.length) {
-      const health = await waitForHealth(client, toCheck, {
+      const health = await waitForHealth(target, toCheck, {
         timeoutMs: timings.timeoutMs,
         signal,
         custom: healthExprs ? (o) => evaluateHealth(healthExprs!, o) : undefined,
@@ -374,12 +372,14 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       const owner = { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' };
       const impersonate = impersonationFor(obj, deps.defaultServiceAccount);
       const refs = entries.map(fromEntry);
-      const result = await pruneObjects(client, refs, owner, impersonate);
+      const target = (await remotes.clientFor(client, obj).catch(() => undefined)) ?? client;
+      remotes.forget(keyOf(obj));
+      const result = await pruneObjects(target, refs, owner, impersonate);
       if (result.failed.length)
         ctx.log.warn({ failed: result.failed.map((f) => f.message) }, 'could not delete every object');
       if (policy === 'WaitForTermination') {
         const left = await waitForTermination(
-          client,
+          target,
           result.deleted,
           kustomizationTimings(obj).timeoutMs,
           impersonate,

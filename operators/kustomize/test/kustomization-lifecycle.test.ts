@@ -2,11 +2,13 @@
 // Kustomization dependencies, deletion policies, impersonation, substitution and health checks,
 // end to end against the real API server.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { KubeObject } from '@mooring/runtime';
+import { KubeClient, type KubeObject } from '@mooring/runtime';
 import { eventually, testCluster, uniqueName } from '@mooring/test/harness';
+import { down, locationAt, up } from '../../../hack/lib/control-plane.ts';
 import {
   condition,
   configMap,
@@ -333,23 +335,79 @@ describe('Kustomization artifact integrity and termination', () => {
   });
 });
 
-describe('Kustomization fields Mooring does not support yet', () => {
-  test('kubeConfig is refused with a clear, terminal condition, and nothing is applied', async () => {
-    const { name: source } = await gitSource(stack, { 'r/cm.yaml': configMap('remote-only', {}) });
+describe('Kustomization with kubeConfig: applying to another cluster', () => {
+  test('objects go to the cluster the kubeconfig Secret names, and an exec plugin is refused', async (t) => {
+    const { client } = await testCluster();
+    // A second, real control plane: the "remote" cluster.
+    const dir = await mkdtemp(join(tmpdir(), 'mooring-remote-'));
+    const remote = await up(locationAt(dir), () => {});
+    t.after(async () => {
+      await down(locationAt(dir));
+      await rm(dir, { recursive: true, force: true });
+    });
+    const remoteClient = await KubeClient.fromKubeconfig(remote.kubeconfig);
+    t.after(() => remoteClient.close());
+    const remoteNs = uniqueName('remote-target');
+    await remoteClient.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: remoteNs } });
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'remote-kubeconfig', namespace: ns },
+      stringData: { value: await readFile(remote.kubeconfig, 'utf8') },
+    });
+    const { name: source } = await gitSource(stack, {
+      'r/cm.yaml': configMap('over-there', { where: 'remote' }),
+    });
     const name = uniqueName('remote');
     await createKustomization(stack, name, {
       sourceRef: { kind: 'GitRepository', name: source },
       path: 'r',
+      targetNamespace: remoteNs,
       kubeConfig: { secretRef: { name: 'remote-kubeconfig' } },
+    });
+    await waitForKustomization(ns, name);
+    assert.ok(
+      await remoteClient.getOrUndefined({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: remoteNs,
+        name: 'over-there',
+      }),
+    );
+    assert.equal(
+      await getObject('v1', 'ConfigMap', remoteNs, 'over-there'),
+      undefined,
+      'not on this cluster',
+    );
+
+    // A kubeconfig whose user runs a program is never used.
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'exec-kubeconfig', namespace: ns },
+      stringData: {
+        value: `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]
+users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/sh, args: ['-c', 'touch /tmp/pwned']}}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`,
+      },
+    });
+    const execName = uniqueName('exec');
+    await createKustomization(stack, execName, {
+      sourceRef: { kind: 'GitRepository', name: source },
+      path: 'r',
+      kubeConfig: { secretRef: { name: 'exec-kubeconfig' } },
     });
     const stalled = await waitForKustomization(
       ns,
-      name,
+      execName,
       'False',
       (k) => condition(k, 'Stalled')?.status === 'True',
     );
-    assert.match(condition(stalled, 'Ready')!.message, /kubeConfig .* not supported yet/);
-    assert.equal(await getObject('v1', 'ConfigMap', ns, 'remote-only'), undefined);
+    assert.match(condition(stalled, 'Ready')!.message, /exec credential plugin/);
   });
 });
 

@@ -7,6 +7,13 @@ import type { ApiTransport, TransportRequest, TransportResponse, TransportStream
 const AUTH_REFRESH_MS = 30_000;
 
 /** Loads a kubeconfig: the given file, else $KUBECONFIG, else ~/.kube/config, else in-cluster. */
+/** A kubeconfig from its text (e.g. a Secret's value), without touching the local files. */
+export function kubeConfigFromString(text: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(text);
+  return kc;
+}
+
 export function loadKubeConfig(path?: string): KubeConfig {
   const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);
