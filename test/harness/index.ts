@@ -13,4 +13,4 @@ export { type InProcessOperators, startInProcessOperators } from './in-process-o
 export { TestRegistry, type TestRegistryOptions } from './registry.ts';
 export { RegistryTokenServer, type TokenServerUsers } from './registry-token-server.ts';
 export { SshGitServer } from './ssh-git-server.ts';
-export { type ObjectWithConditions, waitForReady } from './wait-for-ready.ts';
+export { type ObjectWithConditions, requestReconcileAndWait, waitForReady } from './wait-for-ready.ts';

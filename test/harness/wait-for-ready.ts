@@ -45,3 +45,21 @@ export async function waitForReady<T extends ObjectWithConditions>(
     throw new Error(`${(err as Error).message}; last status: ${JSON.stringify(last?.status)}`);
   }
 }
+
+/** Sets `reconcile.mooring.dev/requestedAt` to a fresh token and waits until the operator reports it handled. */
+export async function requestReconcileAndWait<T extends ObjectWithConditions>(
+  key: { apiVersion: string; kind: string; namespace: string; name: string },
+  timeoutMs = 20_000,
+): Promise<T> {
+  const { client } = await testCluster();
+  const token = new Date().toISOString() + Math.random();
+  await client.mergePatch(key, { metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': token } } });
+  return eventually(
+    `${key.kind} ${key.name} handled ${token}`,
+    async () => {
+      const obj = await client.get<T>(key);
+      return obj.status?.lastHandledReconcileAt === token ? obj : undefined;
+    },
+    timeoutMs,
+  );
+}

@@ -7,7 +7,7 @@ import { IMAGE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import { MediaTypes, type OciReference, RegistryClient, type RegistryCredentials } from '@mooring/oci';
 import type { KubeObject, MooringObject, OperatorDefinition } from '@mooring/runtime';
 import {
-  eventually,
+  requestReconcileAndWait,
   startInProcessOperators,
   testCluster,
   waitForReady as waitForObjectReady,
@@ -160,21 +160,8 @@ export function waitForReady(
 }
 
 /** Sets `requestedAt` and waits until the operator reports it handled. */
-export async function requestReconcile(kind: string, namespace: string, name: string): Promise<ImageObject> {
-  const { client } = await testCluster();
-  const token = new Date().toISOString() + Math.random();
-  await client.mergePatch(
-    { apiVersion: IMAGE_API_VERSION, kind, namespace, name },
-    { metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': token } } },
-  );
-  return eventually(
-    `${kind} ${name} handled ${token}`,
-    async () => {
-      const obj = await getImageObject(kind, namespace, name);
-      return obj.status?.lastHandledReconcileAt === token ? obj : undefined;
-    },
-    20_000,
-  );
+export function requestReconcile(kind: string, namespace: string, name: string): Promise<ImageObject> {
+  return requestReconcileAndWait<ImageObject>({ apiVersion: IMAGE_API_VERSION, kind, namespace, name });
 }
 
 /** Kubernetes Events recorded for an object, as `reason: message`. */

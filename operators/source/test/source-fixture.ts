@@ -8,7 +8,7 @@ import { type Artifact, SOURCE_API_VERSION } from '@mooring/api';
 import { fetchArtifact } from '@mooring/artifact';
 import type { KubeObject, MooringObject } from '@mooring/runtime';
 import {
-  eventually,
+  requestReconcileAndWait,
   startInProcessOperators,
   testCluster,
   waitForReady as waitForObjectReady,
@@ -100,17 +100,8 @@ export async function downloadArtifact(
 }
 
 /** Sets `requestedAt` and waits until the operator reports it handled. */
-export async function requestReconcile(kind: string, namespace: string, name: string): Promise<SourceObject> {
-  const { client } = await testCluster();
-  const token = new Date().toISOString() + Math.random();
-  await client.mergePatch(
-    { apiVersion: SOURCE_API_VERSION, kind, namespace, name },
-    { metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': token } } },
-  );
-  return eventually(`${kind} ${name} handled ${token}`, async () => {
-    const obj = await getSource(kind, namespace, name);
-    return obj.status?.lastHandledReconcileAt === token ? obj : undefined;
-  });
+export function requestReconcile(kind: string, namespace: string, name: string): Promise<SourceObject> {
+  return requestReconcileAndWait<SourceObject>({ apiVersion: SOURCE_API_VERSION, kind, namespace, name });
 }
 
 export const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
