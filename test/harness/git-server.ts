@@ -82,6 +82,12 @@ export class TestRepo {
     return this.#git(['rev-parse', 'HEAD']);
   }
 
+  /** Moves the work tree to the served `branch`, after something other than this repo pushed to it. */
+  async pull(branch = 'main'): Promise<void> {
+    await this.#git(['fetch', '-q', this.bareDir, `refs/heads/${branch}`]);
+    await this.#git(['checkout', '-q', '-B', branch, 'FETCH_HEAD']);
+  }
+
   /** Commits symbolic links (path → target, which may point anywhere) along with files on `branch`. */
   async commitSymlinks(
     links: Record<string, string>,

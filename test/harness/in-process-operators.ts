@@ -14,8 +14,10 @@ export async function startInProcessOperators(
   definitions: OperatorDefinition[],
   namespace: string,
   args: string[] = [],
+  placement: { kubeconfig?: string } = {},
 ): Promise<InProcessOperators> {
-  const { kubeconfig } = await testCluster();
+  // A test with a control plane of its own passes its kubeconfig; the rest share the test plane.
+  const kubeconfig = placement.kubeconfig ?? (await testCluster()).kubeconfig;
   const extraFlags = Object.assign({}, ...definitions.map((d) => d.extraFlags ?? {}));
   const options = parseOperatorOptions(
     [

@@ -58,8 +58,13 @@ export function registerBootstrap(program: Command): void {
       const { kindDefinition } = await import('@mooring/api');
       const { parseDuration } = await import('@mooring/runtime');
       const { reconcileAndWait } = await import('../wait-reconcile.ts');
+      const { OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
+      const { waitForDeployments } = await import('../wait-deployments.ts');
+      const timeoutMs = parseDuration(flags.timeout);
       await sessionOf(cmd).use(async (client) => {
         await applyInstall(client, objects);
+        // The sync objects only mean something once operators run to act on them.
+        await waitForDeployments(client, 'mooring-system', OPERATOR_DEPLOYMENTS, timeoutMs);
         if (target.auth)
           await client.apply(
             {
@@ -73,7 +78,6 @@ export function registerBootstrap(program: Command): void {
         for (const obj of syncObjects(target))
           await client.apply(obj, { fieldManager: CLI_FIELD_MANAGER, force: true });
         process.stderr.write('◎ waiting for Mooring to reconcile itself from Git\n');
-        const timeoutMs = parseDuration(flags.timeout);
         const source = await reconcileAndWait(
           client,
           kindDefinition('GitRepository'),

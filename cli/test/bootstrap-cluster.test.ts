@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { KubeClient, type KubeObject } from '@mooring/runtime';
+import { GitServer, startInProcessOperators } from '@mooring/test/harness';
+import { down, locationAt, up } from '../../hack/lib/control-plane.ts';
+import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
+import { sourceOperator } from '../../operators/source/src/source-operator.ts';
+import { mooring } from './run-cli.ts';
+
+const NS = 'mooring-system';
+
+function image(dep: KubeObject): string {
+  return (dep.spec as { template: { spec: { containers: { image: string }[] } } }).template.spec
+    .containers[0]!.image;
+}
+
+// A plane of its own, with workloads: uninstall removes CRDs, and the operator Deployments must
+// really roll out (kube-controller-manager, kube-scheduler, kwok). kwok runs no containers, so the
+// operator pods turn Ready without running anything; the operators themselves run here, in the
+// test process, watching mooring-system as those pods would.
+test('bootstrap git installs, waits for the rollout, and Mooring then manages itself from Git; a rerun upgrades in place; uninstall leaves workloads', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-plane-'));
+  const loc = locationAt(dir);
+  t.after(async () => {
+    await down(loc);
+    await rm(dir, { recursive: true, force: true });
+  });
+  const plane = await up(loc, () => {}, { workloads: true });
+  const client = await KubeClient.fromKubeconfig(plane.kubeconfig);
+  t.after(() => client.close());
+  const env = { KUBECONFIG: plane.kubeconfig, MOORING_GIT_PASSWORD: 'pa55-word' };
+
+  const git = await GitServer.start({ auth: { username: 'ops', password: 'pa55-word' } });
+  t.after(() => git.close());
+  const repo = await git.createRepo('fleet');
+  await repo.commit({ 'README.md': 'fleet\n' });
+
+  const storage = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-storage-'));
+  t.after(() => rm(storage, { recursive: true, force: true }));
+  const operators = await startInProcessOperators(
+    [sourceOperator(), kustomizeOperator()],
+    NS,
+    ['--storage-path', storage, '--storage-addr', '127.0.0.1:0'],
+    { kubeconfig: plane.kubeconfig },
+  );
+  let operatorsRunning = true;
+  t.after(() => (operatorsRunning ? operators.stop() : undefined));
+
+  const args = ['bootstrap', 'git', '--url', repo.url, '--path', 'clusters/dev', '--username', 'ops'];
+  const first = await mooring([...args, '--timeout', '3m'], { env });
+  assert.equal(first.code, 0, first.stderr);
+  const pushed = /^✔ pushed commit ([0-9a-f]{40})$/m.exec(first.stdout)?.[1];
+  assert.ok(pushed, first.stdout);
+  for (const name of ['source', 'kustomize', 'notification', 'image-automation'])
+    assert.match(first.stderr, new RegExp(`^✔ Deployment mooring-system/${name} is ready$`, 'm'));
+  assert.match(
+    first.stdout,
+    new RegExp(
+      `^✔ Mooring manages itself from ${repo.url.replace(/\./g, '\\.')} at main@sha1:${pushed}$`,
+      'm',
+    ),
+  );
+  assert.ok(!`${first.stdout}${first.stderr}`.includes('pa55-word'));
+
+  // Mooring's own Deployment is in its Kustomization's inventory, applied by the operator.
+  const ks = await client.get({
+    apiVersion: 'kustomize.mooring.dev/v1',
+    kind: 'Kustomization',
+    namespace: NS,
+    name: NS,
+  });
+  const entries = ((ks.status as { inventory?: { entries: { id: string }[] } }).inventory?.entries ?? []).map(
+    (e) => e.id,
+  );
+  assert.ok(entries.includes('mooring-system_source_apps_Deployment'), entries.join('\n'));
+  assert.ok(
+    entries.includes('_kustomizations.kustomize.mooring.dev_apiextensions.k8s.io_CustomResourceDefinition'),
+  );
+  const source = await client.get({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    namespace: NS,
+    name: 'source',
+  });
+  assert.ok(
+    (source.metadata.managedFields as { manager?: string }[] | undefined)?.some(
+      (f) => f.manager === 'mooring',
+    ),
+  );
+
+  const check = await mooring(['check'], { env });
+  assert.equal(check.code, 0, check.stdout + check.stderr);
+  assert.match(check.stdout, /^✔ Deployment mooring-system\/source available$/m);
+
+  // What the team adds beside mooring-system/ in the cluster's folder is applied too.
+  await repo.pull();
+  await repo.commit({
+    'clusters/dev/team/model.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: model\n  namespace: default\ndata:\n  version: v7\n',
+  });
+  const synced = await mooring(['reconcile', 'kustomization', NS, '-n', NS, '--with-source'], { env });
+  assert.equal(synced.code, 0, synced.stderr);
+  const model = await client.get({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: 'default',
+    name: 'model',
+  });
+  assert.deepEqual(model.data, { version: 'v7' });
+
+  // Bootstrap again with a new version: the upgrade goes through Git, rolls out, and keeps the team's files.
+  const upgrade = await mooring([...args, '--version', 'v0.2.0', '--timeout', '3m'], { env });
+  assert.equal(upgrade.code, 0, upgrade.stderr);
+  const upgradeCommit = /^✔ pushed commit ([0-9a-f]{40})$/m.exec(upgrade.stdout)?.[1];
+  assert.ok(upgradeCommit, upgrade.stdout);
+  assert.match(upgrade.stdout, new RegExp(`at main@sha1:${upgradeCommit}$`, 'm'));
+  for (const name of ['source', 'kustomize', 'notification', 'image-automation']) {
+    const dep = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name });
+    assert.equal(image(dep), 'ghcr.io/mooring-dev/mooring:v0.2.0');
+    const status = dep.status as { updatedReplicas?: number; availableReplicas?: number; replicas?: number };
+    assert.equal(status.updatedReplicas, status.replicas, `${name} rolled out`);
+  }
+  assert.ok(
+    await client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'model' }),
+  );
+
+  // As in a real cluster, uninstall stops the operators first; what they applied stays.
+  await operators.stop();
+  operatorsRunning = false;
+  const gone = await mooring(['uninstall', '--yes'], { env });
+  assert.equal(gone.code, 0, gone.stderr);
+  assert.match(gone.stdout, /^deleted Kustomization mooring-system\/mooring-system$/m);
+  assert.ok(
+    await client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'model' }),
+  );
+});
