@@ -2,10 +2,10 @@
 // listed here. Unless KUBECONFIG names a cluster already, one control plane is started for the
 // whole run (in its own directory, so the demo's cluster is never touched) and stopped after it.
 import { spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { down, repoRoot, up } from './lib/control-plane.ts';
+import { type ControlPlaneLocation, down, repoRoot, up } from './lib/control-plane.ts';
 import { testLocation, workloadsTestLocation } from './lib/test-location.ts';
 
 const { values, positionals } = parseArgs({
@@ -44,9 +44,35 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+/**
+ * Two runs side by side (two terminals, or helpers) share the test planes; the one that finishes
+ * first must not stop a plane the other still uses. Each run registers its pid beside the plane
+ * and only the last one alive stops it.
+ */
+function register(location: ControlPlaneLocation): void {
+  mkdirSync(`${location.dir}.users`, { recursive: true });
+  writeFileSync(`${location.dir}.users/${process.pid}`, '');
+}
+
+function lastUser(location: ControlPlaneLocation): boolean {
+  const users = `${location.dir}.users`;
+  rmSync(`${users}/${process.pid}`, { force: true });
+  const alive = (pid: number): boolean => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  return readdirSync(users).every((pid) => !alive(Number(pid)));
+}
+
 const env = { ...process.env };
 const ownCluster = !env.KUBECONFIG;
 const loc = testLocation();
+register(loc);
+register(workloadsTestLocation());
 if (ownCluster) {
   const t0 = Date.now();
   const running = await up(loc, (l) => console.error(`control-plane: ${l}`));
@@ -72,7 +98,7 @@ const child = spawn(
 const code: number = await new Promise((resolve) =>
   child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
 );
-if (ownCluster && !values.keep) await down(loc);
+if (lastUser(loc) && ownCluster && !values.keep) await down(loc);
 // Test files that need workloads start their own plane on first use; it goes with the run.
-if (!values.keep) await down(workloadsTestLocation());
+if (lastUser(workloadsTestLocation()) && !values.keep) await down(workloadsTestLocation());
 process.exit(code);
