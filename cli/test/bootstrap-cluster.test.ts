@@ -21,7 +21,7 @@ function image(dep: KubeObject): string {
 // really roll out (kube-controller-manager, kube-scheduler, kwok). kwok runs no containers, so the
 // operator pods turn Ready without running anything; the operators themselves run here, in the
 // test process, watching mooring-system as those pods would.
-test('bootstrap git installs, waits for the rollout, and Mooring then manages itself from Git; a rerun upgrades in place; uninstall leaves workloads', async (t) => {
+test('install --wait, then bootstrap git: waits for the rollout, and Mooring then manages itself from Git; a rerun upgrades in place; uninstall leaves workloads', async (t) => {
   const dir = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-plane-'));
   const loc = locationAt(dir);
   t.after(async () => {
@@ -48,6 +48,12 @@ test('bootstrap git installs, waits for the rollout, and Mooring then manages it
   );
   let operatorsRunning = true;
   t.after(() => (operatorsRunning ? operators.stop() : undefined));
+
+  // Installed first by hand, as many clusters are before they are bootstrapped.
+  const installed = await mooring(['install', '--wait', '--timeout', '3m'], { env });
+  assert.equal(installed.code, 0, installed.stderr);
+  assert.match(installed.stderr, /^✔ Deployment mooring-system\/image-automation is ready$/m);
+  assert.equal(installed.stdout, '✔ Mooring installed in mooring-system and running\n');
 
   const args = ['bootstrap', 'git', '--url', repo.url, '--path', 'clusters/dev', '--username', 'ops'];
   const first = await mooring([...args, '--timeout', '3m'], { env });

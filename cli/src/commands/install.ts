@@ -49,23 +49,43 @@ export function registerInstall(program: Command): void {
     .description('install or upgrade Mooring (config/) in the cluster; --export prints the manifests instead')
     .option('--export', 'print the manifests as YAML instead of applying them')
     .option('--version <tag>', 'operator image tag (default: this CLI version)')
-    .action(async (flags: { export?: boolean; version?: string }, cmd: Command) => {
-      const { installManifests } = await import('../install-manifests.ts');
-      const { applyInstall } = await import('../install-apply.ts');
-      const { cliVersion } = await import('./version.ts');
-      const { objectsToYAML } = await import('../render-local.ts');
-      const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
-      if (flags.export) {
-        process.stdout.write(objectsToYAML(objects));
-        return;
-      }
-      await sessionOf(cmd).use(async (client) => {
-        await applyInstall(client, objects);
-        process.stdout.write(
-          `✔ Mooring installed in ${INSTALL_NAMESPACE}: run 'mooring check' to see the operators start\n`,
-        );
-      });
-    });
+    .option('--wait', 'wait until every operator Deployment has rolled out')
+    .option('--timeout <duration>', 'how long --wait waits', '5m')
+    .action(
+      async (
+        flags: { export?: boolean; version?: string; wait?: boolean; timeout: string },
+        cmd: Command,
+      ) => {
+        const { installManifests } = await import('../install-manifests.ts');
+        const { applyInstall } = await import('../install-apply.ts');
+        const { cliVersion } = await import('./version.ts');
+        const { objectsToYAML } = await import('../render-local.ts');
+        const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
+        if (flags.export) {
+          process.stdout.write(objectsToYAML(objects));
+          return;
+        }
+        await sessionOf(cmd).use(async (client) => {
+          await applyInstall(client, objects);
+          if (flags.wait) {
+            const { OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
+            const { waitForDeployments } = await import('../wait-deployments.ts');
+            const { parseDuration } = await import('@mooring/runtime');
+            await waitForDeployments(
+              client,
+              INSTALL_NAMESPACE,
+              OPERATOR_DEPLOYMENTS,
+              parseDuration(flags.timeout),
+            );
+            process.stdout.write(`✔ Mooring installed in ${INSTALL_NAMESPACE} and running\n`);
+            return;
+          }
+          process.stdout.write(
+            `✔ Mooring installed in ${INSTALL_NAMESPACE}: run 'mooring check' to see the operators start\n`,
+          );
+        });
+      },
+    );
 
   program
     .command('check')
