@@ -5,6 +5,7 @@ import { registerBuild } from './commands/build.ts';
 import { registerCompletion } from './commands/completion.ts';
 import { registerCreate } from './commands/create.ts';
 import { registerDiff } from './commands/diff.ts';
+import { registerEnvsubst } from './commands/envsubst.ts';
 import { registerGet } from './commands/get.ts';
 import { registerImportFlux } from './commands/import-flux.ts';
 import { registerInstall } from './commands/install.ts';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerObjectCommands(program);
   registerBuild(program);
   registerDiff(program);
+  registerEnvsubst(program);
   registerImportFlux(program);
   registerCompletion(program);
   return program;

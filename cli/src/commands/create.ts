@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { applyOrExport } from '../apply-or-export.ts';
@@ -445,6 +446,58 @@ function registerSecrets(create: Command): void {
       };
     },
   );
+  creator(
+    secret,
+    'tls',
+    'create or update a TLS Secret (kubernetes.io/tls) from a PEM certificate and its private key',
+    (c) =>
+      c
+        .requiredOption('--cert-file <file>', 'PEM certificate (chain), stored as tls.crt')
+        .requiredOption('--key-file <file>', 'PEM private key of the certificate, stored as tls.key')
+        .option('--ca-crt-file <file>', 'PEM CA certificate, stored as ca.crt'),
+    (f) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      extra: {
+        type: 'kubernetes.io/tls',
+        stringData: tlsData(String(f.certFile), String(f.keyFile), str(f.caCrtFile)),
+      },
+    }),
+  );
+}
+
+/** A PEM file as a certificate, or a one-sentence error naming the file. */
+function readCertificate(file: string, flag: string): { pem: string; cert: X509Certificate } {
+  const pem = readText(file, flag);
+  try {
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate block');
+    return { pem, cert: new X509Certificate(pem) };
+  } catch {
+    throw new CliError(`${flag} ${file} is not a PEM certificate: pass the certificate file.`, EXIT_ERROR);
+  }
+}
+
+/** The TLS Secret's data, once the key is known to belong to the certificate; errors never quote the key. */
+function tlsData(certFile: string, keyFile: string, caFile: string | undefined): Record<string, string> {
+  const { pem: certPem, cert } = readCertificate(certFile, '--cert-file');
+  const keyPem = readText(keyFile, '--key-file');
+  let key: KeyObject;
+  try {
+    key = createPrivateKey(keyPem);
+  } catch {
+    throw new CliError(
+      `--key-file ${keyFile} is not an unencrypted PEM private key: pass the certificate's key, without a passphrase.`,
+      EXIT_ERROR,
+    );
+  }
+  if (!cert.checkPrivateKey(key))
+    throw new CliError(
+      `--key-file ${keyFile} does not match the certificate in ${certFile}: pass the key the certificate was issued for.`,
+      EXIT_ERROR,
+    );
+  const data: Record<string, string> = { 'tls.crt': certPem, 'tls.key': keyPem };
+  if (caFile) data['ca.crt'] = readCertificate(caFile, '--ca-crt-file').pem;
+  return data;
 }
 
 /** `mooring create …`: every kind from flags; `--export` prints YAML, otherwise it is applied. */
