@@ -9,6 +9,7 @@ import { registerEnvsubst } from './commands/envsubst.ts';
 import { registerGet } from './commands/get.ts';
 import { registerImportFlux } from './commands/import-flux.ts';
 import { registerInstall } from './commands/install.ts';
+import { registerLogs } from './commands/logs.ts';
 import { registerObjectCommands } from './commands/objects.ts';
 import { registerReconcile } from './commands/reconcile.ts';
 import { registerVersion } from './commands/version.ts';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerCreate(program);
   registerGet(program);
   registerReconcile(program);
+  registerLogs(program);
   registerObjectCommands(program);
   registerBuild(program);
   registerDiff(program);

@@ -46,6 +46,8 @@ export interface WorkloadState {
   kwokPid: number;
   kcmPort: number;
   schedulerPort: number;
+  /** Where kwok serves the kubelet API (pod logs) on 127.0.0.1; absent in states written before it did. */
+  kubeletPort?: number;
 }
 
 interface State {
@@ -221,6 +223,7 @@ async function start(loc: ControlPlaneLocation, log: Log, workloads: boolean): P
     '--authorization-mode=RBAC',
     '--allow-privileged=true',
     ...serviceAccountAdmission(workloads),
+    ...(workloads ? [KUBELET_BY_INTERNAL_IP] : []),
     '--v=1',
   ];
   await startApiServer(loc, state);
@@ -240,11 +243,42 @@ function serviceAccountAdmission(workloads: boolean): string[] {
   return workloads ? [] : [NO_SERVICE_ACCOUNT_ADMISSION];
 }
 
+/**
+ * The fake Nodes' Hostname does not resolve; their InternalIP is kwok's loopback kubelet server. No
+ * --kubelet-certificate-authority, so the API server does not verify kwok's self-signed cert.
+ */
+const KUBELET_BY_INTERNAL_IP = '--kubelet-preferred-address-types=InternalIP';
+
+/**
+ * kwok's `Logs` kind (kwok.x-k8s.io/v1alpha1, schema left open): a test creates one per pod to
+ * name the file kwok serves as that pod's container log (`spec.logs[].logsFile`).
+ */
+const KWOK_LOGS_CRD: KubeObject = {
+  apiVersion: 'apiextensions.k8s.io/v1',
+  kind: 'CustomResourceDefinition',
+  metadata: { name: 'logs.kwok.x-k8s.io' },
+  spec: {
+    group: 'kwok.x-k8s.io',
+    scope: 'Namespaced',
+    names: { kind: 'Logs', listKind: 'LogsList', plural: 'logs', singular: 'logs' },
+    versions: [
+      {
+        name: 'v1alpha1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+      },
+    ],
+  },
+};
+
 /** True when every workload process of `state` still runs (pids are checked against our binaries). */
 function workloadsRunning(state: State): boolean {
   const w = state.workloads;
+  // A plane started before kwok served the kubelet API is restarted rather than reused.
   return (
     w !== undefined &&
+    w.kubeletPort !== undefined &&
     isOurProcess(w.kcmPid, KCM) &&
     isOurProcess(w.schedulerPid, SCHEDULER) &&
     isOurProcess(w.kwokPid, KWOK)
@@ -280,7 +314,8 @@ async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log)
   const pki = join(loc.dir, 'pki');
   const kcmPort = await freePort();
   const schedulerPort = await freePort();
-  const w: WorkloadState = { kcmPid: 0, schedulerPid: 0, kwokPid: 0, kcmPort, schedulerPort };
+  const kubeletPort = await freePort();
+  const w: WorkloadState = { kcmPid: 0, schedulerPid: 0, kwokPid: 0, kcmPort, schedulerPort, kubeletPort };
   state.workloads = w;
   const common = [`--kubeconfig=${loc.kubeconfig}`, '--leader-elect=false', '--bind-address=127.0.0.1'];
   w.kcmPid = startDetached(
@@ -303,6 +338,13 @@ async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log)
     join(loc.dir, 'kube-scheduler.log'),
   );
   writeState(loc, state);
+  // kwok watches Logs from its start, so their CRD must exist first.
+  const crdClient = await KubeClient.fromKubeconfig(loc.kubeconfig);
+  try {
+    await installCrds(crdClient, [KWOK_LOGS_CRD]);
+  } finally {
+    crdClient.close();
+  }
   w.kwokPid = startDetached(
     KWOK,
     [
@@ -312,9 +354,14 @@ async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log)
       '--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake',
       '--manage-nodes-with-label-selector=',
       '--manage-single-node=',
-      // Pod IPs outside the service range 10.96.0.0/16; no serving port (no --node-port/--server-address).
+      // Pod IPs outside the service range 10.96.0.0/16.
       '--cidr=10.244.0.0/16',
-      '--node-ip=10.255.0.1',
+      // The kubelet API (pod logs via the API server) on loopback: each fake Node gets InternalIP
+      // 127.0.0.1 and this port as its kubelet endpoint.
+      '--node-ip=127.0.0.1',
+      `--node-port=${kubeletPort}`,
+      `--server-address=127.0.0.1:${kubeletPort}`,
+      '--enable-crds=Logs',
       '--node-lease-duration-seconds=40',
     ],
     join(loc.dir, 'kwok.log'),
@@ -345,6 +392,12 @@ async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log)
       'kwok (its fake Nodes Ready and untainted)',
       () => fakeNodesSchedulable(client),
       60_000,
+      () => isOurProcess(w.kwokPid, KWOK),
+    ).catch(fail('kwok.log'));
+    await waitFor(
+      "kwok's kubelet server",
+      () => selfSignedOk(`https://127.0.0.1:${kubeletPort}/healthz`),
+      30_000,
       () => isOurProcess(w.kwokPid, KWOK),
     ).catch(fail('kwok.log'));
     // ServiceAccount admission rejects pods until KCM made the namespace's default ServiceAccount.
@@ -418,9 +471,17 @@ async function fakeNodesSchedulable(client: KubeClient): Promise<boolean> {
 async function addWorkloads(loc: ControlPlaneLocation, state: State, log: Log): Promise<void> {
   if (state.workloads) await stopWorkloads(state.workloads);
   state.workloads = undefined;
-  if (state.apiserverArgs.includes(NO_SERVICE_ACCOUNT_ADMISSION)) {
-    log('restarting kube-apiserver with ServiceAccount admission on, for workloads');
-    state.apiserverArgs = state.apiserverArgs.filter((a) => a !== NO_SERVICE_ACCOUNT_ADMISSION);
+  if (
+    state.apiserverArgs.includes(NO_SERVICE_ACCOUNT_ADMISSION) ||
+    !state.apiserverArgs.includes(KUBELET_BY_INTERNAL_IP)
+  ) {
+    log('restarting kube-apiserver with ServiceAccount admission on and kwok as kubelet, for workloads');
+    state.apiserverArgs = [
+      ...state.apiserverArgs.filter(
+        (a) => a !== NO_SERVICE_ACCOUNT_ADMISSION && a !== KUBELET_BY_INTERNAL_IP,
+      ),
+      KUBELET_BY_INTERNAL_IP,
+    ];
     await stopProcess(state.apiserverPid, APISERVER);
     await startApiServer(loc, state);
   }

@@ -322,6 +322,33 @@ export class KubeClient {
   }
 
   /**
+   * Streams a text resource (e.g. a pod's `log` subresource) line by line until the server ends it
+   * or `signal` aborts. An HTTP error at connect is thrown as an ApiError.
+   */
+  async *streamLines(path: string, query?: Query, signal?: AbortSignal): AsyncGenerator<string> {
+    await this.#limiter.take();
+    const res = await this.#transport.openStream({
+      method: 'GET',
+      path: path + queryString(query),
+      headers: { ...this.#headers(undefined, undefined), Accept: 'text/plain, */*' },
+      signal,
+    });
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      const chunks: Buffer[] = [];
+      for await (const c of res.body) chunks.push(c as Buffer);
+      const body = Buffer.concat(chunks).toString('utf8');
+      throw new ApiError('GET', path, res.statusCode, parseStatus(body), body);
+    }
+    const lines = createInterface({ input: res.body, crlfDelay: Number.POSITIVE_INFINITY });
+    try {
+      for await (const line of lines) yield line;
+    } finally {
+      lines.close();
+      res.body.destroy();
+    }
+  }
+
+  /**
    * Opens a watch and yields its events until the server ends it, `signal` aborts, or the stream
    * fails. An HTTP error at connect (410 included) is thrown as an ApiError.
    */
