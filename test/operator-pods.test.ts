@@ -16,7 +16,7 @@ import { podSandboxAvailable, startInPodSandbox } from './harness/pod-sandbox.ts
 // No container engine runs on the machines this suite runs on, so the operator image cannot be
 // built here. What the image and the Deployments promise is checked instead by running each
 // Deployment's own command and arguments the way a runtime would run the pod: a read-only root
-// holding only the "image" (/usr, /etc, this checkout), emptyDirs for /tmp and /data, uid 65532,
+// holding only the "image" (/usr, /etc, this checkout at /app), emptyDirs for /tmp and /data, uid 65532,
 // no capabilities, no kubeconfig but the service-account token its RBAC grants, nothing else.
 
 const NS = 'mooring-system';
@@ -135,7 +135,8 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
     pods.push(
       startInPodSandbox(
         {
-          workdir: repoRoot,
+          // The checkout sits where the image puts it (WORKDIR /app in config/Dockerfile).
+          workdir: '/app',
           command: [
             ...container.command,
             ...localArgs(container.args, env, ports[name], ports.notification.events),
@@ -143,7 +144,7 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
           env,
           serviceAccount: { token: token.status.token, caCrt, namespace: NS },
           emptyDirs: (container.volumeMounts ?? []).map((m) => m.mountPath),
-          readOnly: ['/usr', '/etc', repoRoot],
+          readOnly: { '/usr': '/usr', '/etc': '/etc', '/app': repoRoot },
           uid: pod.securityContext.runAsUser,
         },
         join(logs, `${name}.log`),

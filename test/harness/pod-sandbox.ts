@@ -13,8 +13,8 @@ export interface PodSpecLike {
   serviceAccount?: { token: string; caCrt: string; namespace: string };
   /** Paths that get an empty writable tmpfs, as emptyDir volumes do (e.g. /tmp, /data). */
   emptyDirs: string[];
-  /** Host directories bound read-only into the sandbox at the same path (the "image"). */
-  readOnly: string[];
+  /** Host directories bound read-only into the sandbox (the "image"): sandbox path → host path. */
+  readOnly: Record<string, string>;
   uid: number;
 }
 
@@ -22,9 +22,13 @@ export interface PodSpecLike {
 // It builds a root on a tmpfs, binds the "image" read-only, gives each emptyDir a tmpfs, makes
 // the root itself read-only, then drops to the pod's uid with no privileges left.
 const SCRIPT = `set -eu
-root=$1; sa=$2; workdir=$3; uid=$4; ro=$5; empty=$6; shift 6
+root=$1; sa=$2; workdir=$3; uid=$4; empty=$5; shift 5
 mount -t tmpfs -o mode=0755 tmpfs "$root"
-for d in $ro; do mkdir -p "$root$d"; mount --rbind "$d" "$root$d"; mount -o remount,bind,ro "$root$d"; done
+# Pairs of (sandbox path, host path) up to a lone "--"; the command follows.
+while [ "$1" != -- ]; do
+  mkdir -p "$root$1"; mount --rbind "$2" "$root$1"; mount -o remount,bind,ro "$root$1"; shift 2
+done
+shift
 for l in bin lib lib64 sbin; do [ -L "/$l" ] && ln -s "$(readlink "/$l")" "$root/$l"; done
 mkdir -p "$root/dev" "$root/proc" "$root/var/run/secrets/kubernetes.io/serviceaccount"
 mount --rbind /dev "$root/dev"; mount --rbind /proc "$root/proc"
@@ -73,8 +77,9 @@ export function startInPodSandbox(spec: PodSpecLike, logFile: string): ChildProc
       saDir,
       spec.workdir,
       String(spec.uid),
-      spec.readOnly.join(' '),
       spec.emptyDirs.join(' '),
+      ...Object.entries(spec.readOnly).flat(),
+      '--',
       'env',
       '-i',
       ...Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
