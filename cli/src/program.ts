@@ -12,6 +12,7 @@ import { registerInstall } from './commands/install.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerObjectCommands } from './commands/objects.ts';
 import { registerReconcile } from './commands/reconcile.ts';
+import { registerTrace } from './commands/trace.ts';
 import { registerVersion } from './commands/version.ts';
 
 /** The whole command tree; `main.ts` parses argv with it and completion walks it. */
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerObjectCommands(program);
   registerBuild(program);
   registerDiff(program);
+  registerTrace(program);
   registerEnvsubst(program);
   registerImportFlux(program);
   registerCompletion(program);
