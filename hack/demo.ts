@@ -464,6 +464,12 @@ try {
   say(`  npx mooring get all -n ${NS}`);
   say(`  npx mooring tree kustomization apps -n ${NS}`);
   say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
+  say(`  npx mooring trace deployment sentiment-api -n ${APP_NS}   # which Kustomization and commit`);
+  if (!values.once) {
+    // Only while the demo runs: its Git server goes with it.
+    say(`  git clone ${repo.url} /tmp/platform     # edit apps/staging, then preview it:`);
+    say(`  npx mooring diff kustomization apps -n ${NS} --path /tmp/platform/apps/staging`);
+  }
   say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
   say('  hack/control-plane down      # stop the control plane and remove its data');
   if (!values.once) {
