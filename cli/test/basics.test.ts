@@ -5,12 +5,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
+import { testNamespace } from '@mooring/test/harness';
 import { mooring } from './run-cli.ts';
 
-test('version prints the package version and exits 0', async () => {
-  const r = await mooring(['version']);
-  assert.equal(r.code, 0);
-  assert.match(r.stdout, /^mooring \d+\.\d+\.\d+\n$/);
+test('version --client prints the package version without a cluster and exits 0', async () => {
+  const r = await mooring(['version', '--client'], { env: { KUBECONFIG: '/nonexistent/kubeconfig' } });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^mooring: v\d+\.\d+\.\d+\n$/);
+});
+
+test('version asks the cluster for the operators and says when none is installed; an unreachable cluster is exit 1', async (t) => {
+  const ns = await testNamespace(t, 'cli-version');
+  const none = await mooring(['version', '-n', ns]);
+  assert.equal(none.code, 0, none.stderr);
+  assert.match(none.stdout, /^mooring: v\d+\.\d+\.\d+\n$/);
+  assert.equal(none.stderr, `no Mooring operators in ${ns}: install them with 'mooring install'\n`);
+  const unreachable = await mooring(['version', '--kubeconfig', '/nonexistent/kubeconfig']);
+  assert.equal(unreachable.code, 1);
+  assert.match(unreachable.stderr, /^✗ cannot read the kubeconfig \/nonexistent\/kubeconfig/);
 });
 
 test('an unknown command is a usage error with a suggestion, exit 2', async () => {

@@ -132,6 +132,12 @@ test('install --wait, then bootstrap git: waits for the rollout, and Mooring the
   assert.ok(
     await client.getOrUndefined({ apiVersion: 'v1', kind: 'ConfigMap', namespace: 'default', name: 'model' }),
   );
+  const version = await mooring(['version'], { env });
+  assert.equal(version.code, 0, version.stderr);
+  assert.match(
+    version.stdout,
+    /^mooring: v\S+\nsource: v0\.2\.0\nkustomize: v0\.2\.0\nnotification: v0\.2\.0\nimage-automation: v0\.2\.0\n$/,
+  );
 
   // As in a real cluster, uninstall stops the operators first; what they applied stays.
   await operators.stop();

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { sessionOf } from '../session.ts';
 
 /** The CLI's version, from its package.json. */
 export function cliVersion(): string {
@@ -9,13 +10,50 @@ export function cliVersion(): string {
   return pkg.version;
 }
 
-/** `mooring version`: prints the CLI version (`--client` is accepted for kubectl habits). */
+/** The image tag (or digest) a container runs, which is the operator's version. */
+function imageVersion(image: string): string {
+  const at = image.indexOf('@');
+  if (at >= 0) return image.slice(at + 1);
+  const colon = image.lastIndexOf(':');
+  return colon > image.lastIndexOf('/') ? image.slice(colon + 1) : 'latest';
+}
+
+/**
+ * `mooring version`: the CLI's version, then each installed operator's (its image tag), as
+ * `flux version` does; `--client` skips the cluster.
+ */
 export function registerVersion(program: Command): void {
   program
     .command('version')
-    .description('print the version of the mooring CLI')
-    .option('--client', 'client version only (the default)')
-    .action(() => {
-      process.stdout.write(`mooring ${cliVersion()}\n`);
+    .description(
+      "print the version of the mooring CLI and of the operators in the cluster (--client: the CLI's only)",
+    )
+    .option('--client', 'only the CLI version; do not contact the cluster')
+    .action(async (flags: { client?: boolean }, cmd: Command) => {
+      process.stdout.write(`mooring: v${cliVersion()}\n`);
+      if (flags.client) return;
+      const session = sessionOf(cmd);
+      // The operators live in mooring-system whatever the context's namespace; -n overrides.
+      const namespace = session.options.namespace ?? 'mooring-system';
+      await session.use(async (client) => {
+        const { OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
+        let found = 0;
+        for (const name of OPERATOR_DEPLOYMENTS) {
+          const dep = await client.getOrUndefined({
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            namespace,
+            name,
+          });
+          const image = (
+            dep?.spec as { template?: { spec?: { containers?: { image?: string }[] } } } | undefined
+          )?.template?.spec?.containers?.[0]?.image;
+          if (!image) continue;
+          found++;
+          process.stdout.write(`${name}: ${imageVersion(image)}\n`);
+        }
+        if (found === 0)
+          process.stderr.write(`no Mooring operators in ${namespace}: install them with 'mooring install'\n`);
+      });
     });
 }
