@@ -7,10 +7,10 @@ import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeClient, type KubeObject } from '@mooring/runtime';
+import type { KubeObject } from '@mooring/runtime';
 import { mooring } from '../cli/test/run-cli.ts';
-import { down, locationAt, repoRoot, up } from '../hack/lib/control-plane.ts';
-import { eventually, GitServer } from './harness/index.ts';
+import { repoRoot } from '../hack/lib/control-plane.ts';
+import { eventually, GitServer, privateControlPlane } from './harness/index.ts';
 import { podSandboxAvailable, startInPodSandbox } from './harness/pod-sandbox.ts';
 
 // No container engine runs on the machines this suite runs on, so the operator image cannot be
@@ -74,15 +74,8 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
     t.skip('needs root with unshare, chroot and setpriv to build the pod sandbox');
     return;
   }
-  const dir = await mkdtemp(join(tmpdir(), 'mooring-pods-plane-'));
-  const loc = locationAt(dir);
-  t.after(async () => {
-    await down(loc);
-    await rm(dir, { recursive: true, force: true });
-  });
-  const plane = await up(loc);
-  const client = await KubeClient.fromKubeconfig(plane.kubeconfig);
-  t.after(() => client.close());
+  const plane = await privateControlPlane(t);
+  const { client, dir } = plane;
   const installed = await mooring(['install'], { env: { KUBECONFIG: plane.kubeconfig } });
   assert.equal(installed.code, 0, installed.stderr);
 

@@ -3,9 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeClient, type KubeObject } from '@mooring/runtime';
-import { GitServer, startInProcessOperators } from '@mooring/test/harness';
-import { down, locationAt, up } from '../../hack/lib/control-plane.ts';
+import type { KubeObject } from '@mooring/runtime';
+import { GitServer, privateControlPlane, startInProcessOperators } from '@mooring/test/harness';
 import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
 import { sourceOperator } from '../../operators/source/src/source-operator.ts';
 import { mooring } from './run-cli.ts';
@@ -22,15 +21,8 @@ function image(dep: KubeObject): string {
 // operator pods turn Ready without running anything; the operators themselves run here, in the
 // test process, watching mooring-system as those pods would.
 test('install --wait, then bootstrap git: waits for the rollout, and Mooring then manages itself from Git; a rerun upgrades in place; uninstall leaves workloads', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-plane-'));
-  const loc = locationAt(dir);
-  t.after(async () => {
-    await down(loc);
-    await rm(dir, { recursive: true, force: true });
-  });
-  const plane = await up(loc, () => {}, { workloads: true });
-  const client = await KubeClient.fromKubeconfig(plane.kubeconfig);
-  t.after(() => client.close());
+  const plane = await privateControlPlane(t, { workloads: true });
+  const { client } = plane;
   const env = { KUBECONFIG: plane.kubeconfig, MOORING_GIT_PASSWORD: 'pa55-word' };
 
   const git = await GitServer.start({ auth: { username: 'ops', password: 'pa55-word' } });

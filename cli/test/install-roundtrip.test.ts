@@ -1,24 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { KubeClient } from '@mooring/runtime';
-import { down, locationAt, up } from '../../hack/lib/control-plane.ts';
+import { privateControlPlane } from '@mooring/test/harness';
 import { mooring } from './run-cli.ts';
 
 // A throwaway control plane of its own: uninstall removes CRDs, which the shared test plane needs.
 test('install applies config/ (idempotently), check sees it, uninstall --yes removes objects and CRDs', async (t) => {
-  const dir = await mkdtemp(join(tmpdir(), 'mooring-cli-plane-'));
-  const loc = locationAt(dir);
-  t.after(async () => {
-    await down(loc);
-    await rm(dir, { recursive: true, force: true });
-  });
-  const plane = await up(loc);
+  const plane = await privateControlPlane(t);
   const env = { KUBECONFIG: plane.kubeconfig };
-  const client = await KubeClient.fromKubeconfig(plane.kubeconfig);
-  t.after(() => client.close());
+  const { client } = plane;
 
   const first = await mooring(['install'], { env });
   assert.equal(first.code, 0, first.stderr);

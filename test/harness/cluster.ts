@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import { KubeClient } from '@mooring/runtime';
-import { repoRoot, up } from '../../hack/lib/control-plane.ts';
+import { down, locationAt, repoRoot, up } from '../../hack/lib/control-plane.ts';
 import { testLocation, workloadsTestLocation } from '../../hack/lib/test-location.ts';
 
 /** The cluster every integration test talks to. */
@@ -110,4 +112,33 @@ export async function kubectl(...args: string[]): Promise<string> {
     ...args,
   ]);
   return stdout;
+}
+
+/** A control plane of one test's own, and a client for it. */
+export interface PrivateControlPlane {
+  kubeconfig: string;
+  server: string;
+  /** Its directory: the PKI is under `pki/`. */
+  dir: string;
+  client: KubeClient;
+}
+
+/**
+ * Starts a control plane in a temp dir of its own, stopped and removed when the test ends: for
+ * tests that delete CRDs or install Mooring itself, which the shared planes must not see.
+ */
+export async function privateControlPlane(
+  t: TestContext,
+  options: { workloads?: boolean } = {},
+): Promise<PrivateControlPlane> {
+  const dir = await mkdtemp(join(tmpdir(), 'mooring-private-plane-'));
+  const loc = locationAt(dir);
+  t.after(async () => {
+    await down(loc);
+    await rm(dir, { recursive: true, force: true });
+  });
+  const running = await up(loc, () => {}, options);
+  const client = await KubeClient.fromKubeconfig(running.kubeconfig);
+  t.after(() => client.close());
+  return { kubeconfig: running.kubeconfig, server: running.server, dir, client };
 }

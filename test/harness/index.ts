@@ -1,5 +1,7 @@
 export {
   kubectl,
+  type PrivateControlPlane,
+  privateControlPlane,
   type TestCluster,
   type TestClusterOptions,
   testCluster,
