@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, describeError, EXIT_ERROR } from './cli-error.ts';
+import { registerArtifacts } from './commands/artifact.ts';
 import { registerBootstrap } from './commands/bootstrap.ts';
 import { registerBuild } from './commands/build.ts';
 import { registerCompletion } from './commands/completion.ts';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerTrace(program);
   registerEnvsubst(program);
   registerImportFlux(program);
+  registerArtifacts(program);
   registerCompletion(program);
   return program;
 }

@@ -322,30 +322,53 @@ export class RegistryClient {
    */
   resolveManifest(ref: OciReference, tagOrDigest: string): Promise<ResolvedManifest> {
     return this.#operation(ref, async (signal) => {
-      const byDigest = isDigest(tagOrDigest);
-      if (!byDigest) checkTag(tagOrDigest, ref);
-      const what = `${ref.host}/${ref.repository}${byDigest ? '@' : ':'}${tagOrDigest}`;
-      const res = await this.#request(ref, signal, {
-        method: 'GET',
-        url: this.#url(ref, `manifests/${tagOrDigest}`),
-        actions: 'pull',
-        headers: { Accept: MANIFEST_ACCEPT },
-      });
-      if (res.statusCode !== 200) throw await this.#statusError(res, ref, `manifest ${tagOrDigest}`);
-      const body = await readBody(res, MAX_MANIFEST_BYTES, `the manifest of ${what}`);
-      const header = headerDigest(res, ref);
-      if (header && digestLike(header, body) !== header) {
-        throw new DigestMismatchError(
-          `the manifest of ${what} does not hash to the Docker-Content-Digest ${header}.`,
-        );
-      }
-      if (byDigest && digestLike(tagOrDigest, body) !== tagOrDigest) {
-        throw new DigestMismatchError(`the manifest of ${what} does not hash to the requested digest.`);
-      }
-      const manifest = parseManifest(body, res.headers['content-type'], what);
-      const digest = byDigest ? tagOrDigest : (header ?? sha256Digest(body));
+      const { digest, manifest } = await this.#getManifest(ref, signal, tagOrDigest);
       return { digest, mediaType: manifest.mediaType, manifest, annotations: manifest.annotations };
     });
+  }
+
+  /**
+   * Points `tag` at the manifest that `from` (a tag or digest) names, by uploading its exact bytes
+   * again: the digest stays the same and no blob moves. Returns that digest.
+   */
+  tagManifest(ref: OciReference, from: string, tag: string): Promise<{ digest: string }> {
+    return this.#operation(ref, async (signal) => {
+      checkTag(tag, ref);
+      const { digest, body, manifest } = await this.#getManifest(ref, signal, from);
+      await this.#putManifest(ref, signal, tag, body, manifest.mediaType);
+      return { digest };
+    });
+  }
+
+  /** GETs a manifest, verifies its bytes against the requested and advertised digests, and parses it. */
+  async #getManifest(
+    ref: OciReference,
+    signal: AbortSignal,
+    tagOrDigest: string,
+  ): Promise<{ digest: string; body: Buffer; manifest: OciManifest }> {
+    const byDigest = isDigest(tagOrDigest);
+    if (!byDigest) checkTag(tagOrDigest, ref);
+    const what = `${ref.host}/${ref.repository}${byDigest ? '@' : ':'}${tagOrDigest}`;
+    const res = await this.#request(ref, signal, {
+      method: 'GET',
+      url: this.#url(ref, `manifests/${tagOrDigest}`),
+      actions: 'pull',
+      headers: { Accept: MANIFEST_ACCEPT },
+    });
+    if (res.statusCode !== 200) throw await this.#statusError(res, ref, `manifest ${tagOrDigest}`);
+    const body = await readBody(res, MAX_MANIFEST_BYTES, `the manifest of ${what}`);
+    const header = headerDigest(res, ref);
+    if (header && digestLike(header, body) !== header) {
+      throw new DigestMismatchError(
+        `the manifest of ${what} does not hash to the Docker-Content-Digest ${header}.`,
+      );
+    }
+    if (byDigest && digestLike(tagOrDigest, body) !== tagOrDigest) {
+      throw new DigestMismatchError(`the manifest of ${what} does not hash to the requested digest.`);
+    }
+    const manifest = parseManifest(body, res.headers['content-type'], what);
+    const digest = byDigest ? tagOrDigest : (header ?? sha256Digest(body));
+    return { digest, body, manifest };
   }
 
   /** The digest a tag points at (any manifest kind, indexes included), by HEAD where the registry allows. */
@@ -460,24 +483,35 @@ export class RegistryClient {
         manifest.annotations = artifact.annotations;
       const bytes = Buffer.from(JSON.stringify(manifest));
       const digest = sha256Digest(bytes);
-      const res = await this.#request(ref, signal, {
-        method: 'PUT',
-        url: this.#url(ref, `manifests/${tag}`),
-        actions: 'pull,push',
-        headers: { 'Content-Type': MediaTypes.ociManifest },
-        body: bytes,
-      });
-      if (res.statusCode !== 201 && res.statusCode !== 200)
-        throw await this.#statusError(res, ref, `manifest ${tag}`);
-      res.resume();
-      const stored = headerDigest(res, ref);
-      if (stored && stored !== digest) {
-        throw new DigestMismatchError(
-          `registry ${ref.host} stored the manifest of ${tag} under another digest.`,
-        );
-      }
+      await this.#putManifest(ref, signal, tag, bytes, MediaTypes.ociManifest);
       return { digest };
     });
+  }
+
+  /** PUTs manifest bytes under `tag` and checks the registry stored them under their own digest. */
+  async #putManifest(
+    ref: OciReference,
+    signal: AbortSignal,
+    tag: string,
+    bytes: Buffer,
+    mediaType: string,
+  ): Promise<void> {
+    const res = await this.#request(ref, signal, {
+      method: 'PUT',
+      url: this.#url(ref, `manifests/${tag}`),
+      actions: 'pull,push',
+      headers: { 'Content-Type': mediaType },
+      body: bytes,
+    });
+    if (res.statusCode !== 201 && res.statusCode !== 200)
+      throw await this.#statusError(res, ref, `manifest ${tag}`);
+    res.resume();
+    const stored = headerDigest(res, ref);
+    if (stored && digestLike(stored, bytes) !== stored) {
+      throw new DigestMismatchError(
+        `registry ${ref.host} stored the manifest of ${tag} under another digest.`,
+      );
+    }
   }
 
   /** Monolithic upload: POST for an upload URL, then PUT the bytes with `?digest=`. */
