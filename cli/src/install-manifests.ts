@@ -15,12 +15,34 @@ export const OPERATOR_DEPLOYMENTS = ['source', 'kustomize', 'notification', 'ima
 /** The name of each Mooring CRD. */
 export const CRD_NAMES = KINDS.map((k) => `${k.plural}.${k.group}`);
 
+/** Where the operator image comes from, for private registries and mirrors (Flux's `--registry`). */
+export interface ImageSource {
+  /** Registry and path the image lives under: `registry.example/platform` runs `registry.example/platform/mooring`. */
+  registry?: string;
+  /** An existing docker-registry Secret in mooring-system that the operator pods pull with. */
+  imagePullSecret?: string;
+}
+
 /** Renders `config/` (or `dir`) with the operator image at `tag`, in kustomize's order. */
-export async function installManifests(tag: string | undefined, dir = CONFIG_DIR): Promise<KubeObject[]> {
+export async function installManifests(
+  tag: string | undefined,
+  dir = CONFIG_DIR,
+  source: ImageSource = {},
+): Promise<KubeObject[]> {
+  const newName = source.registry ? `${source.registry.replace(/\/+$/, '')}/mooring` : undefined;
+  const images = tag || newName ? [{ name: OPERATOR_IMAGE, newTag: tag, newName }] : undefined;
   const resources: Resource[] = await build(createConfinedFs(dir), '.', {
-    overrides: tag ? { images: [{ name: OPERATOR_IMAGE, newTag: tag }] } : undefined,
+    overrides: images ? { images } : undefined,
   });
-  return resources.map((r) => r.object as unknown as KubeObject);
+  const objects = resources.map((r) => r.object as unknown as KubeObject);
+  if (source.imagePullSecret) {
+    for (const obj of objects.filter((o) => o.kind === 'Deployment')) {
+      const pod = (obj.spec as { template: { spec: { imagePullSecrets?: { name: string }[] } } }).template
+        .spec;
+      pod.imagePullSecrets = [{ name: source.imagePullSecret }];
+    }
+  }
+  return objects;
 }
 
 /** CRDs and Namespaces go first: everything else needs them to exist. */

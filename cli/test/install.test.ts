@@ -95,6 +95,35 @@ test('install --export prints manifests that all pass a server-side dry-run', as
   }
 });
 
+test('install --registry and --image-pull-secret point every operator at a private registry; a URL is refused', async () => {
+  const r = await mooring([
+    'install',
+    '--export',
+    '--version',
+    'v9.9.9',
+    '--registry',
+    'registry.example:5000/platform',
+    '--image-pull-secret',
+    'regcred',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const deployments = parseAllDocuments(r.stdout)
+    .map((d) => d.toJS() as KubeObject)
+    .filter((o) => o.kind === 'Deployment');
+  assert.equal(deployments.length, 4);
+  for (const dep of deployments) {
+    const pod = (dep.spec as { template: { spec: Record<string, unknown> } }).template.spec as {
+      containers: { image: string }[];
+      imagePullSecrets: { name: string }[];
+    };
+    assert.equal(pod.containers[0]!.image, 'registry.example:5000/platform/mooring:v9.9.9');
+    assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }]);
+  }
+  const bad = await mooring(['install', '--export', '--registry', 'https://registry.example/platform']);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^✗ --registry 'https:\/\/registry\.example\/platform' is not a registry path/);
+});
+
 test('check reports CRDs and missing operators (exit 1); --pre passes; uninstall refuses without --yes', async (t) => {
   const ns = await testNamespace(t, 'cli-check');
   const { client, kubeconfig } = await testCluster();

@@ -49,18 +49,35 @@ export function registerInstall(program: Command): void {
     .description('install or upgrade Mooring (config/) in the cluster; --export prints the manifests instead')
     .option('--export', 'print the manifests as YAML instead of applying them')
     .option('--version <tag>', 'operator image tag (default: this CLI version)')
+    .option(
+      '--registry <host/path>',
+      'pull the operator image from this registry (a mirror or private registry)',
+    )
+    .option('--image-pull-secret <name>', 'an existing docker-registry Secret in mooring-system to pull with')
     .option('--wait', 'wait until every operator Deployment has rolled out')
     .option('--timeout <duration>', 'how long --wait waits', '5m')
     .action(
       async (
-        flags: { export?: boolean; version?: string; wait?: boolean; timeout: string },
+        flags: {
+          export?: boolean;
+          version?: string;
+          wait?: boolean;
+          timeout: string;
+          registry?: string;
+          imagePullSecret?: string;
+        },
         cmd: Command,
       ) => {
         const { installManifests } = await import('../install-manifests.ts');
         const { applyInstall } = await import('../install-apply.ts');
         const { cliVersion } = await import('./version.ts');
         const { objectsToYAML } = await import('../render-local.ts');
-        const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
+        const { imageSource } = await import('../image-source.ts');
+        const objects = await installManifests(
+          flags.version ?? `v${cliVersion()}`,
+          undefined,
+          imageSource(flags.registry, flags.imagePullSecret),
+        );
         if (flags.export) {
           process.stdout.write(objectsToYAML(objects));
           return;
