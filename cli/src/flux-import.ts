@@ -16,6 +16,8 @@ const PREFIXES: [RegExp, string][] = [
   [/^reconcile\.fluxcd\.io\//, 'reconcile.mooring.dev/'],
   [/^event\.toolkit\.fluxcd\.io\//, 'event.mooring.dev/'],
   [/^sharding\.fluxcd\.io\//, 'sharding.mooring.dev/'],
+  // Flux's tenant label, which `mooring create tenant` writes as mooring.dev/tenant.
+  [/^toolkit\.fluxcd\.io\//, 'mooring.dev/'],
 ];
 
 function rewriteScalar(value: string): string {

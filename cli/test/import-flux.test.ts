@@ -40,6 +40,7 @@ metadata:
   name: web
   labels:
     kustomize.toolkit.fluxcd.io/name: app
+    toolkit.fluxcd.io/tenant: team-a
   annotations:
     kustomize.toolkit.fluxcd.io/ssa: Merge
 ---
@@ -68,7 +69,10 @@ test('import-flux rewrites groups, labels and annotations, keeps comments and re
     (docs[1]!.spec as { sourceRef: { apiVersion: string } }).sourceRef.apiVersion,
     'source.mooring.dev/v1',
   );
-  assert.deepEqual(docs[2]!.metadata.labels, { 'kustomize.mooring.dev/name': 'app' });
+  assert.deepEqual(docs[2]!.metadata.labels, {
+    'kustomize.mooring.dev/name': 'app',
+    'mooring.dev/tenant': 'team-a',
+  });
   assert.deepEqual(docs[2]!.metadata.annotations, { 'kustomize.mooring.dev/ssa': 'Merge' });
   assert.equal(docs[3]!.apiVersion, 'helm.toolkit.fluxcd.io/v2');
   assert.match(r.stderr, /GitRepository app: spec\.gitImplementation is not supported by Mooring/);

@@ -1,9 +1,9 @@
 import { createPrivateKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import { applyOrExport } from '../apply-or-export.ts';
+import { applyOrExport, yamlDocument } from '../apply-or-export.ts';
 import { CliError, EXIT_ERROR } from '../cli-error.ts';
-import { sessionOf } from '../session.ts';
+import { CLI_FIELD_MANAGER, sessionOf } from '../session.ts';
 
 type Flags = Record<string, string | string[] | boolean | undefined>;
 type Spec = Record<string, unknown>;
@@ -500,6 +500,47 @@ function tlsData(certFile: string, keyFile: string, caFile: string | undefined):
   return data;
 }
 
+/** `mooring create tenant`: Flux's multi-tenancy helper, several objects per namespace, so not a `creator`. */
+function registerTenant(create: Command): void {
+  create
+    .command('tenant')
+    .description(
+      'create or update a tenant: per namespace, the Namespace, a ServiceAccount and a RoleBinding that confines reconciles to it',
+    )
+    .argument('<name>', 'tenant name, also the default ServiceAccount name')
+    .requiredOption(
+      '--with-namespace <ns>',
+      'namespace of the tenant (repeatable, or comma-separated)',
+      collect,
+    )
+    .option('--cluster-role <name>', 'ClusterRole granted inside each namespace', 'cluster-admin')
+    .option('--account <name>', 'ServiceAccount for Kustomizations to impersonate (default: the tenant name)')
+    .option('--label <key=value>', 'label to set (repeatable)', collect)
+    .option('--export', 'print the objects as YAML instead of applying them')
+    .action(async (tenant: string, flags: Flags, self: Command) => {
+      const { tenantObjects } = await import('../tenant.ts');
+      const objects = tenantObjects({
+        tenant,
+        namespaces: (flags.withNamespace as string[]).flatMap((v) => v.split(',')).filter(Boolean),
+        clusterRole: String(flags.clusterRole),
+        account: str(flags.account),
+        labels: pairs(flags.label as string[] | undefined, '--label'),
+      });
+      if (flags.export) {
+        for (const obj of objects) process.stdout.write(yamlDocument(obj));
+        return;
+      }
+      await sessionOf(self).use(async (client) => {
+        // In order: a namespace must exist before its ServiceAccount and RoleBinding.
+        for (const obj of objects) {
+          await client.apply(obj, { fieldManager: CLI_FIELD_MANAGER, force: true });
+          const ns = obj.metadata.namespace ? `${obj.metadata.namespace}/` : '';
+          process.stdout.write(`✔ ${obj.kind} ${ns}${obj.metadata.name} applied\n`);
+        }
+      });
+    });
+}
+
 /** `mooring create …`: every kind from flags; `--export` prints YAML, otherwise it is applied. */
 export function registerCreate(program: Command): void {
   const create = program.command('create').description('create or update Mooring objects from flags');
@@ -508,4 +549,5 @@ export function registerCreate(program: Command): void {
   registerNotification(create);
   registerImages(create);
   registerSecrets(create);
+  registerTenant(create);
 }
