@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { KubeObject } from '@mooring/runtime';
 import { stringify } from 'yaml';
+import type { SshAccess } from './bootstrap-ssh.ts';
 import { CliError } from './cli-error.ts';
 
 /** Where bootstrap writes and what it points the cluster at. */
@@ -15,6 +16,8 @@ export interface BootstrapTarget {
   path: string;
   /** HTTP basic credentials; sent as a header, never written into a URL or a file. */
   auth?: { username: string; password: string };
+  /** For ssh:// URLs: the key and known_hosts git's ssh uses (written to 0600 temp files only). */
+  ssh?: SshAccess;
   secretName?: string;
   author: { name: string; email: string };
 }
@@ -50,7 +53,12 @@ export function syncObjects(target: BootstrapTarget): KubeObject[] {
 
 const run = promisify(execFile);
 
-async function git(args: string[], cwd: string, target: BootstrapTarget): Promise<string> {
+async function git(
+  args: string[],
+  cwd: string,
+  target: BootstrapTarget,
+  sshEnv: Record<string, string> = {},
+): Promise<string> {
   const auth = target.auth
     ? [
         '-c',
@@ -60,10 +68,11 @@ async function git(args: string[], cwd: string, target: BootstrapTarget): Promis
   try {
     const { stdout } = await run('git', [...auth, ...args], {
       cwd,
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', ...sshEnv },
     });
     return stdout;
   } catch (err) {
+    if (target.ssh) throw await sshGitError(args[0], err, target, target.ssh);
     // git's own message names the remote and the reason; the auth header is never part of it.
     const stderr = String((err as { stderr?: string }).stderr ?? '')
       .trim()
@@ -75,6 +84,21 @@ async function git(args: string[], cwd: string, target: BootstrapTarget): Promis
   }
 }
 
+/** git over ssh failed: the key sentences first, else ssh's or git's first line (the last is boilerplate). */
+async function sshGitError(
+  command: string | undefined,
+  err: unknown,
+  target: BootstrapTarget,
+  access: SshAccess,
+): Promise<CliError> {
+  const { firstLine, sshFailureSentence } = await import('./bootstrap-ssh.ts');
+  const stderr = String((err as { stderr?: string }).stderr ?? '') || (err as Error).message;
+  return new CliError(
+    sshFailureSentence(stderr, access) ??
+      `git ${command} failed for ${target.url} (${firstLine(stderr)}): check the URL, the branch and the deploy key.`,
+  );
+}
+
 /**
  * Writes `<path>/mooring-system/{components,sync,kustomization}.yaml` to the branch and pushes
  * when anything changed. Returns the pushed commit, or undefined when the repository was current.
@@ -83,15 +107,25 @@ export async function pushManifests(
   target: BootstrapTarget,
   componentsYaml: string,
 ): Promise<string | undefined> {
+  if (!target.ssh) return pushFrom(target, componentsYaml, {});
+  const { withGitSsh } = await import('./bootstrap-ssh.ts');
+  return withGitSsh(target.ssh, (sshEnv) => pushFrom(target, componentsYaml, sshEnv));
+}
+
+async function pushFrom(
+  target: BootstrapTarget,
+  componentsYaml: string,
+  sshEnv: Record<string, string>,
+): Promise<string | undefined> {
   const work = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-'));
   try {
-    await git(['init', '-q', `--initial-branch=${target.branch}`], work, target);
-    await git(['remote', 'add', 'origin', target.url], work, target);
+    await git(['init', '-q', `--initial-branch=${target.branch}`], work, target, sshEnv);
+    await git(['remote', 'add', 'origin', target.url], work, target, sshEnv);
     const remoteHasBranch =
-      (await git(['ls-remote', '--heads', 'origin', target.branch], work, target)).trim() !== '';
+      (await git(['ls-remote', '--heads', 'origin', target.branch], work, target, sshEnv)).trim() !== '';
     if (remoteHasBranch) {
-      await git(['fetch', '-q', '--depth=1', 'origin', target.branch], work, target);
-      await git(['checkout', '-q', '-B', target.branch, 'FETCH_HEAD'], work, target);
+      await git(['fetch', '-q', '--depth=1', 'origin', target.branch], work, target, sshEnv);
+      await git(['checkout', '-q', '-B', target.branch, 'FETCH_HEAD'], work, target, sshEnv);
     }
     const dir = join(work, target.path, 'mooring-system');
     const files: Record<string, string> = {
@@ -112,7 +146,7 @@ export async function pushManifests(
       changed = true;
     }
     if (!changed) return undefined;
-    await git(['add', '-A'], work, target);
+    await git(['add', '-A'], work, target, sshEnv);
     await git(
       [
         '-c',
@@ -126,9 +160,10 @@ export async function pushManifests(
       ],
       work,
       target,
+      sshEnv,
     );
-    await git(['push', '-q', 'origin', `HEAD:refs/heads/${target.branch}`], work, target);
-    return (await git(['rev-parse', 'HEAD'], work, target)).trim();
+    await git(['push', '-q', 'origin', `HEAD:refs/heads/${target.branch}`], work, target, sshEnv);
+    return (await git(['rev-parse', 'HEAD'], work, target, sshEnv)).trim();
   } finally {
     await rm(work, { recursive: true, force: true });
   }

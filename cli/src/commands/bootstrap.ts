@@ -1,4 +1,6 @@
+import type { KubeClient } from '@mooring/runtime';
 import type { Command } from 'commander';
+import { CliError, EXIT_ERROR } from '../cli-error.ts';
 import { sessionOf } from '../session.ts';
 
 interface BootstrapFlags {
@@ -7,6 +9,9 @@ interface BootstrapFlags {
   path: string;
   username?: string;
   password?: string;
+  privateKeyFile?: string;
+  knownHostsFile?: string;
+  yes?: boolean;
   version?: string;
   authorName: string;
   authorEmail: string;
@@ -22,11 +27,17 @@ export function registerBootstrap(program: Command): void {
     .description(
       'push the install manifests and a self-pointing GitRepository + Kustomization, install, wait',
     )
-    .requiredOption('--url <url>', 'Git repository URL (https)')
+    .requiredOption('--url <url>', 'Git repository URL: https://… or ssh://git@host[:port]/path')
     .option('--branch <branch>', 'branch to commit to', 'main')
     .requiredOption('--path <path>', "the cluster's folder in the repository, e.g. clusters/prod")
     .option('--username <name>', 'HTTP user (the password comes from --password or $MOORING_GIT_PASSWORD)')
-    .option('--password <password>', 'HTTP password or token')
+    .option('--password <password>', 'HTTP password or token; over SSH, the passphrase of --private-key-file')
+    .option(
+      '--private-key-file <file>',
+      'SSH private key (PEM or OpenSSH) with write access (default: the one bootstrap stored in the cluster, else a new one)',
+    )
+    .option('--known-hosts-file <file>', "the SSH host's known_hosts (default: scan it with ssh-keyscan)")
+    .option('-y, --yes', 'do not wait for confirmation that a generated key was added as a deploy key')
     .option('--version <tag>', 'operator image tag (default: this CLI version)')
     .option('--author-name <name>', 'commit author', 'mooring')
     .option('--author-email <email>', 'commit author email', 'mooring@localhost')
@@ -37,13 +48,31 @@ export function registerBootstrap(program: Command): void {
       const { installManifests } = await import('../install-manifests.ts');
       const { objectsToYAML } = await import('../render-local.ts');
       const { cliVersion } = await import('./version.ts');
+      const { prepareSshAccess, sshRemoteOf } = await import('../bootstrap-ssh.ts');
       const password = flags.password ?? process.env.MOORING_GIT_PASSWORD;
+      const remote = sshRemoteOf(flags.url);
+      checkTransportFlags(flags, remote !== undefined);
+      const ssh = remote
+        ? await prepareSshAccess({
+            url: flags.url,
+            remote,
+            privateKeyFile: flags.privateKeyFile,
+            passphrase: password,
+            knownHostsFile: flags.knownHostsFile,
+            existingIdentity:
+              flags.privateKeyFile || flags.skipInstall
+                ? undefined
+                : await sessionOf(cmd).use((client) => identityInCluster(client)),
+            yes: flags.yes,
+          })
+        : undefined;
       const target = {
         url: flags.url,
         branch: flags.branch,
         path: flags.path,
-        auth: flags.username && password ? { username: flags.username, password } : undefined,
-        secretName: flags.username ? 'mooring-system' : undefined,
+        auth: !ssh && flags.username && password ? { username: flags.username, password } : undefined,
+        ssh,
+        secretName: ssh || flags.username ? 'mooring-system' : undefined,
         author: { name: flags.authorName, email: flags.authorEmail },
       };
       const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
@@ -65,13 +94,23 @@ export function registerBootstrap(program: Command): void {
         await applyInstall(client, objects);
         // The sync objects only mean something once operators run to act on them.
         await waitForDeployments(client, 'mooring-system', OPERATOR_DEPLOYMENTS, timeoutMs);
-        if (target.auth)
+        // Flux's keys, as shared/git's gitAuthFromSecret reads them.
+        const credentials = target.ssh
+          ? {
+              identity: target.ssh.identity,
+              'identity.pub': `${target.ssh.publicKey}\n`,
+              known_hosts: target.ssh.knownHosts,
+            }
+          : target.auth
+            ? { username: target.auth.username, password: target.auth.password }
+            : undefined;
+        if (credentials)
           await client.apply(
             {
               apiVersion: 'v1',
               kind: 'Secret',
               metadata: { name: 'mooring-system', namespace: 'mooring-system' },
-              stringData: { username: target.auth.username, password: target.auth.password },
+              stringData: credentials,
             },
             { fieldManager: CLI_FIELD_MANAGER, force: true },
           );
@@ -98,4 +137,30 @@ export function registerBootstrap(program: Command): void {
         process.stdout.write(`✔ Mooring manages itself from ${flags.url} at ${ks.revision}\n`);
       });
     });
+}
+
+/** Flags that belong to the other transport are usage errors, not silently ignored. */
+function checkTransportFlags(flags: BootstrapFlags, overSsh: boolean): void {
+  if (overSsh && flags.username)
+    throw new CliError(
+      '--username is for HTTPS: over SSH the user is part of the URL (ssh://git@host/path).',
+      EXIT_ERROR,
+    );
+  if (!overSsh && (flags.privateKeyFile || flags.knownHostsFile))
+    throw new CliError(
+      '--private-key-file and --known-hosts-file are for SSH: use an ssh://git@host/path URL.',
+      EXIT_ERROR,
+    );
+}
+
+/** The SSH key a previous bootstrap stored, so a rerun keeps the deploy key the user already added. */
+async function identityInCluster(client: KubeClient): Promise<string | undefined> {
+  const secret = await client.getOrUndefined({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    namespace: 'mooring-system',
+    name: 'mooring-system',
+  });
+  const identity = (secret?.data as Record<string, string> | undefined)?.identity;
+  return identity ? Buffer.from(identity, 'base64').toString('utf8') : undefined;
 }
