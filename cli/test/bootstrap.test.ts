@@ -25,6 +25,10 @@ test('bootstrap git pushes the install and a self-pointing sync, with credential
     'clusters/dev',
     '--username',
     'ops',
+    '--registry',
+    'mirror.example/platform',
+    '--image-pull-secret',
+    'regcred',
     '--skip-install',
   ];
   const first = await mooring(args, { env: { MOORING_GIT_PASSWORD: 'pa55-word' } });
@@ -44,6 +48,9 @@ test('bootstrap git pushes the install and a self-pointing sync, with credential
   assert.equal((sync[1]!.spec as { path: string }).path, './clusters/dev');
   const components = await show(repo.bareDir, 'clusters/dev/mooring-system/components.yaml');
   assert.ok(components.includes('kind: CustomResourceDefinition'));
+  // The operators pull from the mirror the flags name, with the pull secret.
+  assert.match(components, /^ {8}image: mirror\.example\/platform\/mooring:v\d+\.\d+\.\d+$/m);
+  assert.match(components, /^ {6}imagePullSecrets:\n {6}- name: regcred$/m);
   assert.ok(!components.includes('pa55-word'));
   // The user's own files are kept.
   assert.equal(await show(repo.bareDir, 'README.md'), 'fleet\n');

@@ -13,6 +13,8 @@ interface BootstrapFlags {
   knownHostsFile?: string;
   yes?: boolean;
   version?: string;
+  registry?: string;
+  imagePullSecret?: string;
   authorName: string;
   authorEmail: string;
   skipInstall?: boolean;
@@ -39,6 +41,11 @@ export function registerBootstrap(program: Command): void {
     .option('--known-hosts-file <file>', "the SSH host's known_hosts (default: scan it with ssh-keyscan)")
     .option('-y, --yes', 'do not wait for confirmation that a generated key was added as a deploy key')
     .option('--version <tag>', 'operator image tag (default: this CLI version)')
+    .option(
+      '--registry <host/path>',
+      'pull the operator image from this registry (a mirror or private registry)',
+    )
+    .option('--image-pull-secret <name>', 'an existing docker-registry Secret in mooring-system to pull with')
     .option('--author-name <name>', 'commit author', 'mooring')
     .option('--author-email <email>', 'commit author email', 'mooring@localhost')
     .option('--skip-install', 'only push to Git; do not touch the cluster')
@@ -75,7 +82,12 @@ export function registerBootstrap(program: Command): void {
         secretName: ssh || flags.username ? 'mooring-system' : undefined,
         author: { name: flags.authorName, email: flags.authorEmail },
       };
-      const objects = await installManifests(flags.version ?? `v${cliVersion()}`);
+      const { imageSource } = await import('../image-source.ts');
+      const objects = await installManifests(
+        flags.version ?? `v${cliVersion()}`,
+        undefined,
+        imageSource(flags.registry, flags.imagePullSecret),
+      );
       process.stderr.write(
         `► pushing manifests to ${flags.url} ${flags.branch}:${flags.path}/mooring-system\n`,
       );
