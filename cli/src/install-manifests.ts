@@ -1,10 +1,11 @@
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { KINDS } from '@mooring/api';
 import { build, createConfinedFs, type Resource } from '@mooring/kustomize';
 import type { KubeObject } from '@mooring/runtime';
+import { REPO_ROOT } from './cli-paths.ts';
 
 /** `config/` at the top of the repository: the install manifests. */
-export const CONFIG_DIR = fileURLToPath(new URL('../../config', import.meta.url));
+export const CONFIG_DIR = join(REPO_ROOT, 'config');
 
 /** The operator image every Deployment runs. */
 export const OPERATOR_IMAGE = 'ghcr.io/mooring-dev/mooring';

@@ -169,7 +169,7 @@ test('get --watch prints a row when an object changes', async (t) => {
   const { client, kubeconfig } = await testCluster();
   const { spawn } = await import('node:child_process');
   const { CLI_MAIN } = await import('./run-cli.ts');
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI_MAIN, 'get', 'ks', '-n', ns, '--watch'], {
+  const child = spawn(process.execPath, [CLI_MAIN, 'get', 'ks', '-n', ns, '--watch'], {
     env: { ...process.env, KUBECONFIG: kubeconfig },
   });
   t.after(() => child.kill());

@@ -219,19 +219,7 @@ describe('mooring logs reads the operator pods through the API server and filter
   test('--follow streams lines appended afterwards until interrupted', async (t) => {
     const child = spawn(
       process.execPath,
-      [
-        '--import',
-        'tsx',
-        CLI_MAIN,
-        'logs',
-        '-f',
-        '--kind',
-        'Kustomization',
-        '--name',
-        'infra',
-        '-n',
-        'team-a',
-      ],
+      [CLI_MAIN, 'logs', '-f', '--kind', 'Kustomization', '--name', 'infra', '-n', 'team-a'],
       { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     t.after(() => child.kill('SIGKILL'));

@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+// The entry users run (`npx mooring`): the bundle, rebuilt when a source changed.
+const MAIN = fileURLToPath(new URL('../bin/mooring.js', import.meta.url));
 
 export interface CliResult {
   code: number;
@@ -15,7 +16,7 @@ export function mooring(
   opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], {
+    const child = spawn(process.execPath, [MAIN, ...args], {
       env: { ...process.env, ...opts.env },
       cwd: opts.cwd,
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -34,5 +35,5 @@ export function mooring(
   });
 }
 
-/** The path of the CLI entry, for tests that manage the process themselves. */
+/** The path of the CLI entry (`node CLI_MAIN …`), for tests that manage the process themselves. */
 export const CLI_MAIN = MAIN;

@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { CLI_DIR } from '../cli-paths.ts';
 import { sessionOf } from '../session.ts';
 
 /** The CLI's version, from its package.json. */
 export function cliVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(join(CLI_DIR, 'package.json'), 'utf8')) as {
     version: string;
   };
   return pkg.version;

@@ -1,0 +1,69 @@
+// Builds cli/.bundle/mooring.mjs: the whole CLI in one ES module (esbuild, the bundler tsx itself
+// runs on). Through tsx every start transpiles and resolves hundreds of modules (about 4 s on a
+// busy 2-core machine); the bundle starts in about 0.5 s. inputs.json lists the project files it
+// was built from, so a later start can tell whether it is stale.
+import {
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const CLI_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = dirname(CLI_DIR);
+export const BUNDLE_DIR = join(CLI_DIR, '.bundle');
+export const BUNDLE = join(BUNDLE_DIR, 'mooring.mjs');
+export const INPUTS = join(BUNDLE_DIR, 'inputs.json');
+// Files read at run time next to the module that reads them (import.meta.url), copied beside the bundle.
+const ASSETS = ['shared/kustomize/src/smp/merge-keys.json'];
+// A change of dependencies shows here; files under node_modules are not checked one by one.
+const LOCKFILE = join(ROOT, 'package-lock.json');
+
+/** True when the bundle exists and no file it was built from changed since. */
+export function bundleIsFresh() {
+  try {
+    const built = statSync(BUNDLE).mtimeMs;
+    const inputs = JSON.parse(readFileSync(INPUTS, 'utf8'));
+    return inputs.every((file) => statSync(join(ROOT, file)).mtimeMs <= built);
+  } catch {
+    return false;
+  }
+}
+
+/** Builds the bundle; concurrent builds each write their own files and rename them into place. */
+export async function buildBundle() {
+  const { build } = await import('esbuild');
+  const started = Date.now();
+  mkdirSync(BUNDLE_DIR, { recursive: true });
+  const tmp = `${BUNDLE}.${process.pid}.tmp`;
+  const result = await build({
+    entryPoints: [join(CLI_DIR, 'src/main.ts')],
+    outfile: tmp,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    absWorkingDir: ROOT,
+    metafile: true,
+    logLevel: 'silent',
+    // CommonJS dependencies call require(); an ES module has none of its own.
+    banner: {
+      js: "import { createRequire as __mooringRequire } from 'node:module'; const require = __mooringRequire(import.meta.url);",
+    },
+  });
+  for (const asset of ASSETS) copyFileSync(join(ROOT, asset), join(BUNDLE_DIR, asset.split('/').pop()));
+  const inputs = Object.keys(result.metafile.inputs)
+    .map((file) => relative(ROOT, resolve(ROOT, file)))
+    .filter((file) => !file.split(/[\\/]/).includes('node_modules'));
+  inputs.push(relative(ROOT, LOCKFILE), ...ASSETS);
+  writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(inputs));
+  // Stamped with the start time: a file edited during the build makes the result stale.
+  utimesSync(tmp, started / 1000, started / 1000);
+  renameSync(`${INPUTS}.${process.pid}.tmp`, INPUTS);
+  renameSync(tmp, BUNDLE);
+}
