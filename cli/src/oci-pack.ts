@@ -4,27 +4,14 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { ArtifactTooLargeError, packDirectory } from '@mooring/artifact';
 // The source operator's sourceignore rules, so a pushed tree is filtered as a Git checkout is.
-import { loadExclusionFilter } from '../../operators/source/src/ignore-rules.ts';
+import { EXCLUDE_EXT, EXCLUDE_VCS, loadExclusionFilter } from '../../operators/source/src/ignore-rules.ts';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
 
 /**
  * Flux's default `--ignore-paths` for `push artifact` (sourceignore ExcludeVCS + ExcludeExt):
  * Git metadata and binary or archive files. Giving `--ignore-paths` replaces the list.
  */
-export const DEFAULT_IGNORE_PATHS = [
-  '.git/',
-  '.gitignore',
-  '.gitmodules',
-  '.gitattributes',
-  '*.jpg',
-  '*.jpeg',
-  '*.gif',
-  '*.png',
-  '*.wmv',
-  '*.flv',
-  '*.tar.gz',
-  '*.zip',
-];
+export const DEFAULT_IGNORE_PATHS = ['.git/', ...EXCLUDE_VCS, ...EXCLUDE_EXT];
 
 /** The packed tree: the tar.gz bytes and what went into them. */
 export interface PackedContent {

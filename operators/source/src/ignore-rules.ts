@@ -5,19 +5,14 @@ import ignore, { type Ignore } from 'ignore';
 /** Never in an artifact, whatever the rules say: the repository's own metadata. */
 const ALWAYS_EXCLUDED = ['.git/'];
 
-/** Flux's default exclusions (fluxcd/pkg sourceignore): VCS files, binaries, CI configuration. */
-export const DEFAULT_EXCLUSIONS = [
-  '.gitignore',
-  '.gitmodules',
-  '.gitattributes',
-  '*.jpg',
-  '*.jpeg',
-  '*.gif',
-  '*.png',
-  '*.wmv',
-  '*.flv',
-  '*.tar.gz',
-  '*.zip',
+/** Version-control files (fluxcd/pkg sourceignore's VCS group). */
+export const EXCLUDE_VCS = ['.gitignore', '.gitmodules', '.gitattributes'];
+
+/** Images, video and archives (sourceignore's extension group). */
+export const EXCLUDE_EXT = ['*.jpg', '*.jpeg', '*.gif', '*.png', '*.wmv', '*.flv', '*.tar.gz', '*.zip'];
+
+/** CI and tool configuration (sourceignore's CI group). */
+const EXCLUDE_CI = [
   '.github/',
   '.circleci/',
   '.travis.yml',
@@ -31,6 +26,9 @@ export const DEFAULT_EXCLUSIONS = [
   '**/.sops.yaml',
   '**/.flux.yaml',
 ];
+
+/** Flux's default exclusions for a GitRepository: VCS files, binaries, CI configuration. */
+export const DEFAULT_EXCLUSIONS = [...EXCLUDE_VCS, ...EXCLUDE_EXT, ...EXCLUDE_CI];
 
 const SOURCEIGNORE = '.sourceignore';
 
