@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import type { DiffFlags } from '../oci-diff.ts';
 import type { ListFlags } from '../oci-list.ts';
 import type { PullFlags } from '../oci-pull.ts';
 import type { PushFlags } from '../oci-push.ts';
@@ -50,6 +51,31 @@ export function registerArtifacts(program: Command): void {
   ).action(async (url: string, flags: PushFlags) => {
     const { pushArtifact } = await import('../oci-push.ts');
     await pushArtifact(url, flags, note);
+  });
+
+  // `diff` already holds `diff kustomization`; the artifact form joins it.
+  const diff = program.commands.find((c) => c.name() === 'diff') ?? program.command('diff');
+  withRegistryFlags(
+    diff
+      .command('artifact')
+      .description('compare a local folder with a pushed artifact: exit 0 same, 1 different, 2 error')
+      .argument('<url>', 'the artifact: oci://host/repo:tag or oci://host/repo@sha256:<digest>')
+      .requiredOption('--path <dir|file>', 'the folder (or file) that would be pushed')
+      .option(
+        '--ignore-paths <patterns>',
+        'as for push artifact: .gitignore-style paths to leave out, comma-separated',
+        collect,
+      ),
+  ).action(async (url: string, flags: DiffFlags) => {
+    const { CliError, describeError, EXIT_ERROR } = await import('../cli-error.ts');
+    const { diffArtifact } = await import('../oci-diff.ts');
+    try {
+      await diffArtifact(url, flags, note);
+    } catch (err) {
+      // Errors must not look like a difference to scripts: they exit above 1.
+      if (err instanceof CliError && err.exitCode > 1) throw err;
+      throw new CliError(describeError(err).replace(/\.$/, ''), EXIT_ERROR);
+    }
   });
 
   withRegistryFlags(
