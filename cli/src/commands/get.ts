@@ -5,6 +5,24 @@ import { sessionOf } from '../session.ts';
 interface GetFlags {
   allNamespaces?: boolean;
   watch?: boolean;
+  statusSelector?: string;
+}
+
+/** `--status-selector ready=false`: a condition type and status, both matched case-insensitively. */
+function statusSelector(
+  value: string | undefined,
+): ((obj: import('@mooring/runtime').KubeObject) => boolean) | undefined {
+  if (value === undefined) return undefined;
+  const m = /^([A-Za-z]+)=(true|false|unknown)$/i.exec(value.trim());
+  if (!m) return undefined;
+  const [type, status] = [m[1]!.toLowerCase(), m[2]!.toLowerCase()];
+  return (obj) => {
+    const conditions = (obj.status as { conditions?: { type?: string; status?: string }[] } | undefined)
+      ?.conditions;
+    const condition = conditions?.find((c) => c.type?.toLowerCase() === type);
+    // An object not reconciled yet has no condition; its status counts as Unknown.
+    return (condition?.status ?? 'Unknown').toLowerCase() === status;
+  };
 }
 
 /** `mooring get <kind|sources|images|all> [name]`: a status table, `-A` for every namespace, `--watch` to follow. */
@@ -15,8 +33,20 @@ export function registerGet(program: Command): void {
     .argument('<kind...>', "kind or group, e.g. 'sources', 'source git', 'ks', 'all', then an optional name")
     .option('-A, --all-namespaces', 'list across all namespaces')
     .option('-w, --watch', 'keep printing changes until interrupted')
+    .option(
+      '--status-selector <type=status>',
+      'only objects whose condition has this status, e.g. ready=false',
+    )
     .action(async (words: string[], flags: GetFlags, cmd: Command) => {
       const { requireKinds, apiVersionOf } = await import('../kinds.ts');
+      const selected = statusSelector(flags.statusSelector);
+      if (flags.statusSelector !== undefined && !selected) {
+        const { CliError, EXIT_ERROR } = await import('../cli-error.ts');
+        throw new CliError(
+          `--status-selector '${flags.statusSelector}' is not <condition>=<True|False|Unknown>: write e.g. --status-selector ready=false.`,
+          EXIT_ERROR,
+        );
+      }
       const { formatTable, statusRow } = await import('../object-status.ts');
       const match = requireKinds(words, true);
       const name = match.rest[0];
@@ -52,7 +82,7 @@ export function registerGet(program: Command): void {
             fieldSelector: name ? `metadata.name=${name}` : undefined,
           });
           versions.set(def, list.metadata.resourceVersion);
-          for (const obj of list.items) rows.push(toRow(def, obj));
+          for (const obj of list.items) if (!selected || selected(obj)) rows.push(toRow(def, obj));
         }
         if (rows.length === 0 && !flags.watch) {
           const where = flags.allNamespaces ? 'any namespace' : `namespace ${ns}`;
@@ -76,6 +106,7 @@ export function registerGet(program: Command): void {
                 signal: stop.signal,
               })) {
                 if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
+                if (selected && ev.type !== 'DELETED' && !selected(ev.object)) continue;
                 const row = toRow(def, ev.object);
                 if (ev.type === 'DELETED') row[row.length - 1] = '(deleted)';
                 process.stdout.write(formatTable(header, [row]).split('\n')[1]!.concat('\n'));
