@@ -4,15 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { test } from 'node:test';
-import {
-  kubectl,
-  startInProcessOperators,
-  TestRegistry,
-  testCluster,
-  testNamespace,
-} from '@mooring/test/harness';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
+import { kubectl, TestRegistry, testCluster, testNamespace } from '@mooring/test/harness';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 
 const USER = 'pusher';
@@ -197,14 +190,7 @@ test('an OCIRepository delivers a pushed artifact to a Kustomization', async (t)
   assert.equal(pushed.code, 0, pushed.stderr);
   const { digest } = JSON.parse(pushed.stdout) as { digest: string };
 
-  const storage = await tempDir(t, 'mooring-cli-storage-');
-  const operators = await startInProcessOperators([sourceOperator(), kustomizeOperator()], ns, [
-    '--storage-path',
-    storage,
-    '--storage-addr',
-    '127.0.0.1:0',
-  ]);
-  t.after(() => operators.stop());
+  await startGitOpsOperators(t, ns);
   for (const args of [
     [
       'create',

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import type { KubeObject } from '@mooring/runtime';
-import { GitServer, privateControlPlane, startInProcessOperators } from '@mooring/test/harness';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
+import { GitServer, privateControlPlane } from '@mooring/test/harness';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 
 const NS = 'mooring-system';
@@ -30,16 +26,7 @@ test('install --wait, then bootstrap git: waits for the rollout, and Mooring the
   const repo = await git.createRepo('fleet');
   await repo.commit({ 'README.md': 'fleet\n' });
 
-  const storage = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-storage-'));
-  t.after(() => rm(storage, { recursive: true, force: true }));
-  const operators = await startInProcessOperators(
-    [sourceOperator(), kustomizeOperator()],
-    NS,
-    ['--storage-path', storage, '--storage-addr', '127.0.0.1:0'],
-    { kubeconfig: plane.kubeconfig },
-  );
-  let operatorsRunning = true;
-  t.after(() => (operatorsRunning ? operators.stop() : undefined));
+  const operators = await startGitOpsOperators(t, NS, { kubeconfig: plane.kubeconfig });
 
   // Installed first by hand, as many clusters are before they are bootstrapped.
   const installed = await mooring(['install', '--wait', '--timeout', '3m'], { env });
@@ -133,7 +120,6 @@ test('install --wait, then bootstrap git: waits for the rollout, and Mooring the
 
   // As in a real cluster, uninstall stops the operators first; what they applied stays.
   await operators.stop();
-  operatorsRunning = false;
   const gone = await mooring(['uninstall', '--yes'], { env });
   assert.equal(gone.code, 0, gone.stderr);
   assert.match(gone.stdout, /^deleted Kustomization mooring-system\/mooring-system$/m);

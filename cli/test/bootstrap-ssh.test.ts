@@ -6,10 +6,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import type { KubeObject } from '@mooring/runtime';
-import { GitServer, privateControlPlane, SshGitServer, startInProcessOperators } from '@mooring/test/harness';
+import { GitServer, privateControlPlane, SshGitServer } from '@mooring/test/harness';
 import { parseAllDocuments } from 'yaml';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 
 const run = promisify(execFile);
@@ -248,15 +247,7 @@ test('bootstrap git over SSH: Mooring manages itself through an ssh:// GitReposi
   const keyFile = join(tmp, 'deploy-key');
   await writeFile(keyFile, ssh.clientKey, { mode: 0o600 });
 
-  const storage = await mkdtemp(join(tmpdir(), 'mooring-bootstrap-storage-'));
-  t.after(() => rm(storage, { recursive: true, force: true }));
-  const operators = await startInProcessOperators(
-    [sourceOperator(), kustomizeOperator()],
-    'mooring-system',
-    ['--storage-path', storage, '--storage-addr', '127.0.0.1:0'],
-    { kubeconfig: plane.kubeconfig },
-  );
-  t.after(() => operators.stop());
+  await startGitOpsOperators(t, 'mooring-system', { kubeconfig: plane.kubeconfig });
 
   const args = ['bootstrap', 'git', '--url', url, '--path', 'clusters/dev', '--timeout', '3m'];
   const first = await mooring([...args, '--private-key-file', keyFile], { env });

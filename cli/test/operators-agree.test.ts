@@ -3,9 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { GitServer, startInProcessOperators, testCluster, testNamespace } from '@mooring/test/harness';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
+import { GitServer, testCluster, testNamespace } from '@mooring/test/harness';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 
 // A postBuild variable reference, built without a `${` in a JavaScript string.
@@ -24,15 +23,7 @@ test('reconcile --with-source, then diff shows no drift against what the operato
     'apps/cm.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: model\ndata:\n  version: ${VAR}\n`,
   };
   const commit = await repo.commit(files);
-  const storage = await mkdtemp(join(tmpdir(), 'mooring-cli-storage-'));
-  t.after(() => rm(storage, { recursive: true, force: true }));
-  const operators = await startInProcessOperators([sourceOperator(), kustomizeOperator()], ns, [
-    '--storage-path',
-    storage,
-    '--storage-addr',
-    '127.0.0.1:0',
-  ]);
-  t.after(() => operators.stop());
+  await startGitOpsOperators(t, ns);
   const local = await mkdtemp(join(tmpdir(), 'mooring-cli-local-'));
   t.after(() => rm(local, { recursive: true, force: true }));
   const { mkdir, writeFile } = await import('node:fs/promises');

@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { GitServer, startInProcessOperators, testCluster, testNamespace } from '@mooring/test/harness';
+import { GitServer, testCluster, testNamespace } from '@mooring/test/harness';
 import { sourceOperator } from '../../operators/source/src/source-operator.ts';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 
 test('reconcile waits for the source operator and shows the revision; a failure exits 1; events shows them', async (t) => {
@@ -17,15 +15,7 @@ test('reconcile waits for the source operator and shows the revision; a failure 
   const commit = await repo.commit({
     'deploy/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n',
   });
-  const storage = await mkdtemp(join(tmpdir(), 'mooring-cli-storage-'));
-  t.after(() => rm(storage, { recursive: true, force: true }));
-  const operators = await startInProcessOperators([sourceOperator()], ns, [
-    '--storage-path',
-    storage,
-    '--storage-addr',
-    '127.0.0.1:0',
-  ]);
-  t.after(() => operators.stop());
+  await startGitOpsOperators(t, ns, { definitions: [sourceOperator()] });
 
   const created = await mooring(
     ['create', 'source', 'git', 'app', '--url', repo.url, '--interval', '1h', '-n', ns],

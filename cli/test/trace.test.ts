@@ -1,20 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { test } from 'node:test';
 import {
   GitServer,
   kubectl,
   type ObjectWithConditions,
-  startInProcessOperators,
   testCluster,
   testNamespace,
   waitForReady,
 } from '@mooring/test/harness';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
 import { matchServedKind, parseTraceTarget } from '../src/trace-kind.ts';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 
 const DEPLOYMENT = `apiVersion: apps/v1
@@ -72,15 +67,7 @@ test('trace names the Kustomization, its path and revision, and the GitRepositor
     'team/kustomization.yaml': 'resources:\n  - team-settings.yaml\n',
     'team/team-settings.yaml': configMap('team-settings'),
   });
-  const storage = await mkdtemp(join(tmpdir(), 'mooring-cli-storage-'));
-  t.after(() => rm(storage, { recursive: true, force: true }));
-  const operators = await startInProcessOperators([sourceOperator(), kustomizeOperator()], ns, [
-    '--storage-path',
-    storage,
-    '--storage-addr',
-    '127.0.0.1:0',
-  ]);
-  t.after(() => operators.stop());
+  await startGitOpsOperators(t, ns);
 
   for (const args of [
     ['create', 'source', 'git', 'stack', '--url', repo.url, '--branch', 'main', '--interval', '1h'],
