@@ -1,27 +1,18 @@
-// `npm run bench -- push-to-applied` (or `node --import tsx operators/notification/test/push-to-applied.bench.ts`):
-// issue #7's end-to-end latency. The source, kustomize and notification operators run in this
-// process against the test control plane; each of 30 commits is pushed to the loopback Git test
-// server, announced by a GitHub-signed push webhook, fetched, applied, and alerted to a
-// generic-hmac Provider. Prints one Markdown section; progress goes to stderr.
-import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
-import { kustomizeOperator } from '@mooring/kustomize-operator';
 import type { KubeObject } from '@mooring/runtime';
-import { sourceOperator } from '@mooring/source-operator';
 import {
   eventually,
   GitServer,
   type InProcessOperators,
-  startInProcessOperators,
   testCluster,
   uniqueName,
 } from '../../../test/harness/index.ts';
-import { notificationOperator } from '../src/index.ts';
+import { flowObjects, manifests, sign, startFlowOperators } from './push-flow-fixture.ts';
 
 const PUSHES = 30;
 const HOOK_TOKEN = 'bench-hook-token';
@@ -32,32 +23,11 @@ const PUSH_PERIOD_MS = 5_200;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const sign = (key: string, body: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
 };
-
-const manifests = (ns: string, version: number) => ({
-  'deploy/kustomization.yaml': 'resources:\n  - config.yaml\n',
-  'deploy/config.yaml': `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: app-config
-  namespace: ${ns}
-data:
-  version: "${version}"
-`,
-});
 
 /** When the alert for each revision arrived at the provider's address, and how many were badly signed. */
 const alertAt = new Map<string, number>();
@@ -95,24 +65,9 @@ const watchStop = new AbortController();
 let operators: InProcessOperators | undefined;
 let watching: Promise<void> | undefined;
 try {
-  const receiverPort = await freePort();
-  const eventsPort = await freePort();
-  operators = await startInProcessOperators(
-    [sourceOperator(), kustomizeOperator(), notificationOperator()],
-    ns,
-    [
-      '--storage-path',
-      storage,
-      '--storage-addr',
-      '127.0.0.1:0',
-      '--receiver-addr',
-      `127.0.0.1:${receiverPort}`,
-      '--events-listen-addr',
-      `127.0.0.1:${eventsPort}`,
-      '--events-addr',
-      `http://127.0.0.1:${eventsPort}/`,
-    ],
-  );
+  const flow = await startFlowOperators(ns, storage);
+  operators = flow.operators;
+  const { receiverPort } = flow;
   const repo = await git.createRepo('app');
   let commit = await repo.commit(manifests(ns, 0), 'version 0');
 
@@ -132,63 +87,21 @@ try {
       },
       60_000,
     );
-  const secret = (name: string, token: string) =>
-    client.create({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { namespace: ns, name },
-      stringData: { token },
+  const [hookSecret, alertSecret, provider, alert, gitRepository, kustomization, receiverObject] =
+    flowObjects(ns, {
+      repoUrl: repo.url,
+      alertUrl: `${sinkUrl}/mooring`,
+      hookToken: HOOK_TOKEN,
+      providerToken: PROVIDER_TOKEN,
     });
-  await secret('webhook-token', HOOK_TOKEN);
-  await secret('alert-hmac', PROVIDER_TOKEN);
-  await client.create({
-    apiVersion: NOTIFICATION_API_VERSION,
-    kind: 'Provider',
-    metadata: { namespace: ns, name: 'ops-hook' },
-    spec: { type: 'generic-hmac', address: `${sinkUrl}/mooring`, secretRef: { name: 'alert-hmac' } },
-  });
-  await client.create({
-    apiVersion: NOTIFICATION_API_VERSION,
-    kind: 'Alert',
-    metadata: { namespace: ns, name: 'applied' },
-    spec: {
-      providerRef: { name: 'ops-hook' },
-      eventSeverity: 'info',
-      eventSources: [{ kind: 'Kustomization', name: '*' }],
-    },
-  });
+  for (const o of [hookSecret!, alertSecret!, provider!, alert!]) await client.create(o);
   await ready(NOTIFICATION_API_VERSION, 'Provider', 'ops-hook');
   await ready(NOTIFICATION_API_VERSION, 'Alert', 'applied');
-  await client.create({
-    apiVersion: SOURCE_API_VERSION,
-    kind: 'GitRepository',
-    metadata: { namespace: ns, name: 'app' },
-    spec: { url: repo.url, interval: '10m', ref: { branch: 'main' } },
-  });
+  await client.create(gitRepository!);
   // The Kustomization after the artifact, so the first sync spends no alert on "no artifact yet".
   await ready(SOURCE_API_VERSION, 'GitRepository', 'app');
-  await client.create({
-    apiVersion: KUSTOMIZE_API_VERSION,
-    kind: 'Kustomization',
-    metadata: { namespace: ns, name: 'app' },
-    spec: {
-      interval: '10m',
-      prune: true,
-      path: './deploy',
-      sourceRef: { kind: 'GitRepository', name: 'app' },
-    },
-  });
-  await client.create({
-    apiVersion: NOTIFICATION_API_VERSION,
-    kind: 'Receiver',
-    metadata: { namespace: ns, name: 'github' },
-    spec: {
-      type: 'github',
-      events: ['push'],
-      secretRef: { name: 'webhook-token' },
-      resources: [{ apiVersion: SOURCE_API_VERSION, kind: 'GitRepository', name: 'app' }],
-    },
-  });
+  await client.create(kustomization!);
+  await client.create(receiverObject!);
   const receiver = await ready(NOTIFICATION_API_VERSION, 'Receiver', 'github');
   const webhookPath = receiver.status?.webhookPath;
   if (!webhookPath) throw new Error('the Receiver published no webhook path');

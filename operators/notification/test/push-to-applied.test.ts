@@ -3,50 +3,18 @@
 // generic-hmac Provider receiving the alert, with the source, kustomize and notification operators
 // in this process against the real API server.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
-import { kustomizeOperator } from '@mooring/kustomize-operator';
 import type { KubeObject } from '@mooring/runtime';
-import { sourceOperator } from '@mooring/source-operator';
-import {
-  eventually,
-  GitServer,
-  startInProcessOperators,
-  testCluster,
-  testNamespace,
-} from '../../../test/harness/index.ts';
-import { notificationOperator } from '../src/index.ts';
+import { eventually, GitServer, testCluster, testNamespace } from '../../../test/harness/index.ts';
 import { type Recorded, startSink } from './http-sink.ts';
+import { flowObjects, manifests, sign, startFlowOperators } from './push-flow-fixture.ts';
 
 const HOOK_TOKEN = 'e2e-hook-token-7c1d';
 const PROVIDER_TOKEN = 'e2e-provider-token-42ab';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-const manifests = (ns: string, version: string) => ({
-  'deploy/kustomization.yaml': 'resources:\n  - config.yaml\n',
-  'deploy/config.yaml': `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: app-config
-  namespace: ${ns}
-data:
-  version: "${version}"
-`,
-});
-
-const sign = (key: string, body: string) => `sha256=${createHmac('sha256', key).update(body).digest('hex')}`;
 
 interface AlertBody {
   involvedObject: { kind: string; namespace: string; name: string };
@@ -65,24 +33,7 @@ test('push → signed GitHub webhook → fetch → apply → signed generic-hmac
   t.after(() => git.close());
   const storage = await mkdtemp(join(tmpdir(), 'mooring-e2e-'));
   t.after(() => rm(storage, { recursive: true, force: true }));
-  const receiverPort = await freePort();
-  const eventsPort = await freePort();
-  const operators = await startInProcessOperators(
-    [sourceOperator(), kustomizeOperator(), notificationOperator()],
-    ns,
-    [
-      '--storage-path',
-      storage,
-      '--storage-addr',
-      '127.0.0.1:0',
-      '--receiver-addr',
-      `127.0.0.1:${receiverPort}`,
-      '--events-listen-addr',
-      `127.0.0.1:${eventsPort}`,
-      '--events-addr',
-      `http://127.0.0.1:${eventsPort}/`,
-    ],
-  );
+  const { operators, receiverPort } = await startFlowOperators(ns, storage);
   // Hooks run in the order registered (the namespace's delete is already queued, which only marks
   // it Terminating): the Mooring objects go while the operators still run to release their
   // finalizers, then the operators stop.
@@ -101,61 +52,12 @@ test('push → signed GitHub webhook → fetch → apply → signed generic-hmac
   });
   const repo = await git.createRepo('app');
   const first = await repo.commit(manifests(ns, '1.0.0'), 'version 1.0.0');
-  const secret = (name: string, token: string): KubeObject =>
-    ({
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { namespace: ns, name },
-      stringData: { token },
-    }) as KubeObject;
-  const objects: KubeObject[] = [
-    secret('webhook-token', HOOK_TOKEN),
-    secret('alert-hmac', PROVIDER_TOKEN),
-    {
-      apiVersion: NOTIFICATION_API_VERSION,
-      kind: 'Provider',
-      metadata: { namespace: ns, name: 'ops-hook' },
-      spec: { type: 'generic-hmac', address: `${sink.url}/mooring`, secretRef: { name: 'alert-hmac' } },
-    } as KubeObject,
-    {
-      apiVersion: NOTIFICATION_API_VERSION,
-      kind: 'Alert',
-      metadata: { namespace: ns, name: 'applied' },
-      spec: {
-        providerRef: { name: 'ops-hook' },
-        eventSeverity: 'info',
-        eventSources: [{ kind: 'Kustomization', name: '*' }],
-      },
-    } as KubeObject,
-    {
-      apiVersion: SOURCE_API_VERSION,
-      kind: 'GitRepository',
-      metadata: { namespace: ns, name: 'app' },
-      spec: { url: repo.url, interval: '10m', ref: { branch: 'main' } },
-    } as KubeObject,
-    {
-      apiVersion: KUSTOMIZE_API_VERSION,
-      kind: 'Kustomization',
-      metadata: { namespace: ns, name: 'app' },
-      spec: {
-        interval: '10m',
-        prune: true,
-        path: './deploy',
-        sourceRef: { kind: 'GitRepository', name: 'app' },
-      },
-    } as KubeObject,
-    {
-      apiVersion: NOTIFICATION_API_VERSION,
-      kind: 'Receiver',
-      metadata: { namespace: ns, name: 'github' },
-      spec: {
-        type: 'github',
-        events: ['push'],
-        secretRef: { name: 'webhook-token' },
-        resources: [{ apiVersion: SOURCE_API_VERSION, kind: 'GitRepository', name: 'app' }],
-      },
-    } as KubeObject,
-  ];
+  const objects = flowObjects(ns, {
+    repoUrl: repo.url,
+    alertUrl: `${sink.url}/mooring`,
+    hookToken: HOOK_TOKEN,
+    providerToken: PROVIDER_TOKEN,
+  });
   // The Alert and Provider first, so the first apply's events already have somewhere to go.
   for (const o of objects.slice(0, 4)) await client.create(o);
   for (const kind of ['Provider', 'Alert']) {
