@@ -3,49 +3,14 @@ import type { Kustomization } from '@mooring/api';
 import {
   HttpsTransport,
   KubeClient,
-  kubeConfigFromString,
+  parseUntrustedKubeConfig,
   RetryableError,
   readObjectData,
   StalledError,
+  UntrustedKubeConfigError,
 } from '@mooring/runtime';
 
-type KubeConfig = ReturnType<typeof kubeConfigFromString>;
-
 const UNSUPPORTED = 'UnsupportedConfiguration';
-
-/**
- * Checks a tenant-supplied kubeconfig before anything connects with it: credentials must be inline.
- * An exec plugin or auth provider would run a program inside the operator, and file paths would
- * read the operator's own files (Flux's CVE-2022-24817 and CVE-2022-24877 classes).
- */
-function refuseUnsafe(kc: KubeConfig, secret: string): void {
-  for (const user of kc.getUsers()) {
-    if (user.exec)
-      throw new StalledError(
-        UNSUPPORTED,
-        `the kubeconfig in Secret ${secret} uses an exec credential plugin, which Mooring never runs`,
-      );
-    if (user.authProvider)
-      throw new StalledError(
-        UNSUPPORTED,
-        `the kubeconfig in Secret ${secret} uses an auth provider, which Mooring does not run`,
-      );
-    if (user.certFile || user.keyFile) {
-      throw new StalledError(
-        UNSUPPORTED,
-        `the kubeconfig in Secret ${secret} points at certificate files; inline them (client-certificate-data, client-key-data)`,
-      );
-    }
-  }
-  for (const cluster of kc.getClusters()) {
-    if (cluster.caFile) {
-      throw new StalledError(
-        UNSUPPORTED,
-        `the kubeconfig in Secret ${secret} points at a CA file; inline it (certificate-authority-data)`,
-      );
-    }
-  }
-}
 
 /** API clients for `spec.kubeConfig`, one per Kustomization, rebuilt when its kubeconfig changes. */
 export class RemoteClusters {
@@ -82,16 +47,15 @@ export class RemoteClusters {
     const fingerprint = createHash('sha256').update(text).digest('hex');
     const cached = this.#clients.get(key);
     if (cached?.fingerprint === fingerprint) return cached.client;
-    let kc: KubeConfig;
+    // Parsed into an allow-listed shape before any library sees it: a tenant's kubeconfig must
+    // not make the operator read its own files (token-file, certificate paths) or run a program.
+    let kc: ReturnType<typeof parseUntrustedKubeConfig>;
     try {
-      kc = kubeConfigFromString(text);
+      kc = parseUntrustedKubeConfig(text);
     } catch (err) {
-      throw new StalledError(
-        UNSUPPORTED,
-        `the kubeconfig in Secret ${ref.secretRef.name} does not parse: ${(err as Error).message.split('\n')[0]}`,
-      );
+      if (!(err instanceof UntrustedKubeConfigError)) throw err;
+      throw new StalledError(UNSUPPORTED, `the kubeconfig in Secret ${ref.secretRef.name}: ${err.message}`);
     }
-    refuseUnsafe(kc, ref.secretRef.name);
     const client = new KubeClient(await HttpsTransport.create(kc), { userAgent: 'mooring-kustomize' });
     this.forget(key);
     this.#clients.set(key, { fingerprint, client });

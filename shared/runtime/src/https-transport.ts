@@ -6,14 +6,10 @@ import type { ApiTransport, TransportRequest, TransportResponse, TransportStream
 // Tokens from exec plugins and projected service-account files rotate; re-read them this often.
 const AUTH_REFRESH_MS = 30_000;
 
-/** Loads a kubeconfig: the given file, else $KUBECONFIG, else ~/.kube/config, else in-cluster. */
-/** A kubeconfig from its text (e.g. a Secret's value), without touching the local files. */
-export function kubeConfigFromString(text: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(text);
-  return kc;
-}
-
+/**
+ * Loads the operator's own kubeconfig: the given file, else $KUBECONFIG, else ~/.kube/config, else
+ * in-cluster. Never for a kubeconfig someone else wrote: that goes through parseUntrustedKubeConfig.
+ */
 export function loadKubeConfig(path?: string): KubeConfig {
   const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);

@@ -23,4 +23,5 @@ export * from './rest-mapper.ts';
 export * from './secret-data.ts';
 export * from './token-bucket.ts';
 export type * from './transport.ts';
+export * from './untrusted-kubeconfig.ts';
 export * from './work-queue.ts';
