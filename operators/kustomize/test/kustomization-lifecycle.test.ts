@@ -3,6 +3,8 @@
 // end to end against the real API server.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -408,6 +410,56 @@ current-context: x
       (k) => condition(k, 'Stalled')?.status === 'True',
     );
     assert.match(condition(stalled, 'Ready')!.message, /exec credential plugin/);
+  });
+});
+
+describe('Kustomization with kubeConfig: credential files (the token-file class)', () => {
+  test("a kubeconfig whose token-file names the operator's own token is refused, and nothing is sent", async (t) => {
+    const { client } = await testCluster();
+    // The tenant's "cluster": records every request, so a leaked bearer token would show up here.
+    const seen: string[] = [];
+    const attacker = createServer((req, res) => {
+      seen.push(String(req.headers.authorization ?? ''));
+      res.writeHead(500).end();
+    });
+    await new Promise<void>((resolve) => attacker.listen(0, '127.0.0.1', resolve));
+    t.after(() => attacker.close());
+    const port = (attacker.address() as AddressInfo).port;
+    // Stands in for /var/run/secrets/kubernetes.io/serviceaccount/token inside the operator.
+    const dir = await mkdtemp(join(tmpdir(), 'mooring-sa-'));
+    t.after(() => rm(dir, { recursive: true, force: true }));
+    const tokenPath = join(dir, 'token');
+    await writeFile(tokenPath, 'operator-service-account-token-marker');
+    await client.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'token-file-kubeconfig', namespace: ns },
+      stringData: {
+        value: `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: 'http://127.0.0.1:${port}'}}]
+users: [{name: u, user: {token-file: '${tokenPath}'}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`,
+      },
+    });
+    const { name: source } = await gitSource(stack, { 'r/cm.yaml': configMap('never-sent', { a: 'b' }) });
+    const name = uniqueName('token-file');
+    await createKustomization(stack, name, {
+      sourceRef: { kind: 'GitRepository', name: source },
+      path: 'r',
+      kubeConfig: { secretRef: { name: 'token-file-kubeconfig' } },
+    });
+    const stalled = await waitForKustomization(
+      ns,
+      name,
+      'False',
+      (k) => condition(k, 'Stalled')?.status === 'True',
+    );
+    assert.match(condition(stalled, 'Ready')!.message, /token file on the operator/);
+    assert.doesNotMatch(JSON.stringify(stalled.status), /operator-service-account-token-marker/);
+    assert.deepEqual(seen, [], 'no request reached the server the kubeconfig names');
   });
 });
 
