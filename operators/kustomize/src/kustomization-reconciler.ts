@@ -25,7 +25,14 @@ import { CelError } from './cel.ts';
 import { checkDependencies, findDependencyCycle } from './dependencies.ts';
 import { waitForHealth } from './health.ts';
 import { compileHealthExprs, evaluateHealth } from './health-exprs.ts';
-import { fromEntry, inventoryOf, type ObjectRef, refToString, staleEntries } from './inventory.ts';
+import {
+  fromEntry,
+  inventoryId,
+  inventoryOf,
+  type ObjectRef,
+  refToString,
+  staleEntries,
+} from './inventory.ts';
 import { pruneObjects, waitForTermination } from './prune.ts';
 import { RemoteClusters } from './remote-cluster.ts';
 import { overridesOf, type RenderCache, type RenderInputs } from './render.ts';
@@ -261,9 +268,20 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     const impersonate = impersonationFor(obj, deps.defaultServiceAccount);
     const known = knownVersions.get(keyOf(obj)) ?? new Map<string, string>();
     knownVersions.set(keyOf(obj), known);
+    // Intent before action: what a stage is about to apply joins the stored inventory first, so a
+    // crash or a failed apply can never leave an object on the cluster that no inventory lists.
+    const intended = new Map((previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));
+    const recordIntent = async (refs: ObjectRef[]) => {
+      const fresh = refs.filter((r) => !intended.has(inventoryId(r)));
+      if (fresh.length === 0) return;
+      for (const r of fresh) intended.set(inventoryId(r), r);
+      status.inventory = inventoryOf([...intended.values()]);
+      await ctx.saveProgress(`applying revision '${revision}': ${refs.length} objects to write`);
+    };
     let changes: ApplyChange[];
     try {
       changes = await applySet(rendered.manifests, {
+        beforeApply: recordIntent,
         client: target,
         defaultNamespace: owner.namespace,
         impersonate,
@@ -325,6 +343,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
           name: h.name,
         }));
     if (toCheck.length) {
+      if (summary) await ctx.saveProgress(`waiting for ${toCheck.length} objects to become healthy`);
       const health = await waitForHealth(target, toCheck, {
         timeoutMs: timings.timeoutMs,
         signal,

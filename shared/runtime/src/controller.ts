@@ -5,6 +5,7 @@ import {
   conditionsEqual,
   getCondition,
   markReady,
+  markReconciling,
   markRetrying,
   markStalled,
   setCondition,
@@ -70,6 +71,12 @@ export interface ReconcileContext {
   /** Aborts when the operator shuts down and its grace period is over. */
   signal: AbortSignal;
   now(): Date;
+  /**
+   * Writes the status built so far now, with Reconciling True (reason Progressing) and `message`,
+   * instead of only when the reconcile ends: for an intent that must survive a crash (what is about
+   * to be applied) and for a long apply or health wait that users should see under way.
+   */
+  saveProgress(message: string): Promise<void>;
 }
 
 export interface ReconcileResult {
@@ -281,7 +288,12 @@ export class Controller<T extends MooringObject> {
     }
   }
 
-  #context(obj: T, status: MooringStatus, log: RuntimeLogger): ReconcileContext {
+  #context(
+    obj: T,
+    status: MooringStatus,
+    log: RuntimeLogger,
+    save: () => Promise<void> = async () => {},
+  ): ReconcileContext {
     const now = () => new Date(this.#clock.now());
     return {
       status,
@@ -297,6 +309,16 @@ export class Controller<T extends MooringObject> {
       log,
       signal: this.#hardStop.signal,
       now,
+      saveProgress: async (message) => {
+        status.conditions = markReconciling(
+          status.conditions,
+          'Progressing',
+          message,
+          obj.metadata.generation,
+          now(),
+        );
+        await save();
+      },
     };
   }
 
@@ -313,7 +335,12 @@ export class Controller<T extends MooringObject> {
     const current = await this.#ensureFinalizer(obj);
     const status: MooringStatus = structuredClone(current.status ?? {});
     const before = structuredClone(status);
-    const ctx = this.#context(current, status, log);
+    // What the API server holds now: progress writes move it, the final write compares against it.
+    let written = before;
+    const ctx = this.#context(current, status, log, async () => {
+      await this.#writeStatus(current, written, status);
+      written = structuredClone(status);
+    });
     const generation = current.metadata.generation;
     const now = ctx.now();
     let outcome: ReconcileOutcome;
@@ -365,7 +392,7 @@ export class Controller<T extends MooringObject> {
     }
     const handled = requestedAt(current);
     if (handled !== undefined) status.lastHandledReconcileAt = handled;
-    await this.#writeStatus(current, before, status);
+    await this.#writeStatus(current, written, status);
     this.#announce(current, before, status, revision);
     return outcome;
   }

@@ -33,6 +33,12 @@ export interface ApplySetOptions {
   adjust?: (desired: Manifest, live: Manifest | undefined) => Manifest;
   /** Waits until the first stage's objects (CRDs, Namespaces) can be used. */
   waitForStage0?: (changes: ApplyChange[]) => Promise<void>;
+  /**
+   * Called once a stage has passed its dry run and before anything of it is written, with the
+   * objects about to be applied: the caller records them (the inventory's intent) so that no
+   * crash after this point can leave an object applied that no inventory lists.
+   */
+  beforeApply?: (refs: ObjectRef[]) => Promise<void>;
 }
 
 /** One object could not be applied; the message names it and carries the API server's reason. */
@@ -66,9 +72,10 @@ async function pool<I, O>(items: I[], limit: number, work: (item: I) => Promise<
 }
 
 /**
- * Server-side applies `objects` as field manager `mooring`, in Flux's stages. Each object is read
- * first: unchanged since our last apply (same resourceVersion) or equal to a server-side dry run,
- * it is left alone; otherwise kubectl's edits are taken over and the object applied. Immutable-field
+ * Server-side applies `objects` as field manager `mooring`, in Flux's stages. Each stage is planned
+ * whole before any of it is written: every object is read and dry-run (unless unchanged since our
+ * last apply), so one invalid object fails the stage with nothing of it applied, as Flux's ApplyAll
+ * does. Objects equal to their dry run are left alone; kubectl's edits are taken over; immutable-field
  * conflicts recreate the object when forced.
  */
 export async function applySet(objects: Manifest[], opts: ApplySetOptions): Promise<ApplyChange[]> {
@@ -77,11 +84,28 @@ export async function applySet(objects: Manifest[], opts: ApplySetOptions): Prom
   for (const [index, stage] of stages.entries()) {
     if (stage.length === 0) continue;
     if (index > 0) opts.client.mapper.invalidate();
-    const applied = await pool(stage, opts.concurrency, (obj) => applyOne(obj, opts));
+    const plans = await pool(stage, opts.concurrency, (obj) => planOne(obj, opts));
+    const writes = plans.filter((p) => p.write !== undefined);
+    if (writes.length && opts.beforeApply) await opts.beforeApply(writes.map((p) => p.change.ref));
+    const applied = await pool(plans, opts.concurrency, (plan) => execute(plan, opts));
     changes.push(...applied);
     if (index === 0 && opts.waitForStage0) await opts.waitForStage0(applied);
   }
   return changes;
+}
+
+type ObjectKey = { apiVersion: string; kind: string; namespace?: string; name: string };
+
+/** What one object needs, decided before anything of its stage is written. */
+interface Plan {
+  /** The result when nothing is written; for a write, the ref and the live object before it. */
+  change: ApplyChange;
+  key: ObjectKey;
+  id: string;
+  payload: Manifest;
+  payloadHash: string;
+  write?: 'apply' | 'take-over' | 'recreate';
+  takeOver?: unknown;
 }
 
 async function refOf(obj: Manifest, opts: ApplySetOptions): Promise<{ ref: ObjectRef; obj: Manifest }> {
@@ -109,7 +133,17 @@ async function refOf(obj: Manifest, opts: ApplySetOptions): Promise<{ ref: Objec
   return { ref: { apiVersion: obj.apiVersion, kind: obj.kind, namespace, name }, obj };
 }
 
-async function applyOne(input: Manifest, opts: ApplySetOptions): Promise<ApplyChange> {
+function applyWith(opts: ApplySetOptions, o: Manifest, dryRun = false): Promise<Manifest> {
+  return opts.client.apply(o as Manifest & { metadata: { name: string } }, {
+    fieldManager: FIELD_MANAGER,
+    force: true,
+    dryRun,
+    impersonate: opts.impersonate,
+  }) as Promise<Manifest>;
+}
+
+/** Reads the object and dry-runs the payload: writes nothing, fails on what the server would refuse. */
+async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
   const { ref, obj: desired } = await refOf(input, opts);
   const policy = objectPolicy(desired);
   const key = {
@@ -120,10 +154,6 @@ async function applyOne(input: Manifest, opts: ApplySetOptions): Promise<ApplyCh
   };
   const id = `${ref.namespace}_${ref.name}_${ref.kind}`;
   const { client, impersonate } = opts;
-  const wrap = (err: unknown): never => {
-    if (err instanceof ApplyError) throw err;
-    throw new ApplyError(ref, `${describe(ref)}: ${(err as Error).message}`);
-  };
   try {
     let live: Manifest | undefined;
     try {
@@ -131,70 +161,89 @@ async function applyOne(input: Manifest, opts: ApplySetOptions): Promise<ApplyCh
     } catch (err) {
       if (!(err instanceof ApiError && err.isNotFound)) throw err;
     }
-    if (!policy.reconcile || policy.ssa === 'Ignore') return { ref, action: 'skipped', live };
-    if (live && policy.ssa === 'IfNotPresent') return { ref, action: 'skipped', live };
+    const plan = (payload: Manifest, action: ApplyAction, write?: Plan['write']): Plan => ({
+      change: { ref, action, live },
+      key,
+      id,
+      payload,
+      payloadHash: createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16),
+      write,
+    });
+    if (!policy.reconcile || policy.ssa === 'Ignore') return plan(desired, 'skipped');
+    if (live && policy.ssa === 'IfNotPresent') return plan(desired, 'skipped');
     const payload = opts.adjust ? opts.adjust(desired, live) : desired;
-    const payloadHash = createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
-    const remember = (version: string | undefined) => {
-      if (version) opts.knownVersions?.set(id, `${version}|${payloadHash}`);
-    };
-    const apply = (o: Manifest, dryRun = false) =>
-      client.apply(o as Manifest & { metadata: { name: string } }, {
-        fieldManager: FIELD_MANAGER,
-        force: true,
-        dryRun,
-        impersonate,
-      }) as Promise<Manifest>;
+    const unchanged = plan(payload, 'unchanged');
+    const version = live?.metadata.resourceVersion as string | undefined;
+    const takeOver =
+      live && policy.ssa === 'Override' ? takeOverForeignFields(live, FIELD_MANAGER) : undefined;
+    if (
+      !takeOver &&
+      live &&
+      version &&
+      opts.knownVersions?.get(id) === `${version}|${unchanged.payloadHash}`
+    ) {
+      return unchanged;
+    }
+    let dry: Manifest;
+    try {
+      dry = await applyWith(opts, payload, true);
+    } catch (err) {
+      if (live && isImmutableError(err) && (opts.force || policy.force))
+        return { ...unchanged, write: 'recreate' };
+      throw err;
+    }
+    // kubectl's edits are taken over even when the dry run (which forces ownership) sees no change.
+    if (takeOver) return { ...unchanged, write: 'take-over', takeOver };
+    if (live && !wouldChange(live, dry)) {
+      if (version) opts.knownVersions?.set(id, `${version}|${unchanged.payloadHash}`);
+      return unchanged;
+    }
+    return { ...unchanged, write: 'apply' };
+  } catch (err) {
+    if (err instanceof ApplyError) throw err;
+    throw new ApplyError(ref, `${describe(ref)}: ${(err as Error).message}`);
+  }
+}
 
-    if (live) {
-      const version = live.metadata.resourceVersion as string | undefined;
-      const takeOver = policy.ssa === 'Override' ? takeOverForeignFields(live, FIELD_MANAGER) : undefined;
-      if (!takeOver && version && opts.knownVersions?.get(id) === `${version}|${payloadHash}`) {
-        return { ref, action: 'unchanged', live };
-      }
-      if (!takeOver) {
-        let dry: Manifest;
-        try {
-          dry = await apply(payload, true);
-        } catch (err) {
-          if (isImmutableError(err) && (opts.force || policy.force))
-            return await recreate(ref, key, payload, opts);
-          throw err;
-        }
-        if (!wouldChange(live, dry)) {
-          remember(version);
-          return { ref, action: 'unchanged', live };
-        }
-      } else {
-        await client.jsonPatch(
-          key,
-          [
-            { op: 'test', path: '/metadata/resourceVersion', value: version },
-            { op: 'replace', path: '/metadata/managedFields', value: takeOver },
-          ],
-          impersonate,
-        );
-      }
+/** Writes what the plan decided. */
+async function execute(plan: Plan, opts: ApplySetOptions): Promise<ApplyChange> {
+  const { ref, live } = plan.change;
+  if (!plan.write) return plan.change;
+  const remember = (version: string | undefined) => {
+    if (version) opts.knownVersions?.set(plan.id, `${version}|${plan.payloadHash}`);
+  };
+  try {
+    if (plan.write === 'recreate') return await recreate(ref, plan.key, plan.payload, opts);
+    if (plan.write === 'take-over') {
+      await opts.client.jsonPatch(
+        plan.key,
+        [
+          { op: 'test', path: '/metadata/resourceVersion', value: live?.metadata.resourceVersion },
+          { op: 'replace', path: '/metadata/managedFields', value: plan.takeOver },
+        ],
+        opts.impersonate,
+      );
     }
     let result: Manifest;
     try {
-      result = await apply(payload);
+      result = await applyWith(opts, plan.payload);
     } catch (err) {
-      if (isImmutableError(err) && (opts.force || policy.force))
-        return await recreate(ref, key, payload, opts);
+      if (isImmutableError(err) && (opts.force || objectPolicy(plan.payload).force))
+        return await recreate(ref, plan.key, plan.payload, opts);
       throw err;
     }
     remember(result.metadata.resourceVersion as string | undefined);
     return { ref, action: live ? 'configured' : 'created', live: result };
   } catch (err) {
-    return wrap(err);
+    if (err instanceof ApplyError) throw err;
+    throw new ApplyError(ref, `${describe(ref)}: ${(err as Error).message}`);
   }
 }
 
 /** Deletes and re-creates an object whose immutable fields changed, waiting for the old one to go. */
 async function recreate(
   ref: ObjectRef,
-  key: { apiVersion: string; kind: string; namespace?: string; name: string },
+  key: ObjectKey,
   payload: Manifest,
   opts: ApplySetOptions,
 ): Promise<ApplyChange> {
