@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { curlConnectFailure, sshConnectFailure } from './connect-failure.ts';
 import { GitAuthError, GitError, GitRefNotFoundError, GitTimeoutError, PushRejectedError } from './errors.ts';
 import type { GitAuth, GitOperationOptions } from './git-client.ts';
 import { redactText, redactUrl, secretsOf } from './redact.ts';
@@ -17,6 +18,8 @@ export interface GitRun {
 export interface GitOp {
   env: NodeJS.ProcessEnv;
   deadline: number;
+  /** The budget `deadline` was set from, for messages. */
+  timeoutMs: number;
   signal?: AbortSignal;
   secrets: string[];
   displayUrl: string;
@@ -108,9 +111,11 @@ export async function withGitOp<T>(
       env[`GIT_CONFIG_KEY_${i}`] = key;
       env[`GIT_CONFIG_VALUE_${i}`] = value;
     });
+    const timeoutMs = opts.timeoutMs ?? 60_000;
     const op: GitOp = {
       env,
-      deadline: Date.now() + (opts.timeoutMs ?? 60_000),
+      deadline: Date.now() + timeoutMs,
+      timeoutMs,
       secrets: secretsOf(auth, url),
       displayUrl: url ? redactUrl(url) : '',
       ...(opts.signal ? { signal: opts.signal } : {}),
@@ -129,8 +134,8 @@ export function runGit(
 ): Promise<GitRun> {
   return new Promise((resolve, reject) => {
     const remaining = op.deadline - Date.now();
-    if (remaining <= 0 || op.signal?.aborted) {
-      reject(timeoutError(op));
+    if (op.signal?.aborted || remaining <= 0) {
+      reject(timeoutError(op, op.signal?.aborted ? 'abort' : 'timeout'));
       return;
     }
     const child = spawn('git', args, {
@@ -142,16 +147,18 @@ export function runGit(
     });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let killedBy: 'timeout' | undefined;
-    const kill = () => {
-      killedBy = 'timeout';
+    // What stopped it first: the deadline or the caller's signal; the message says which.
+    let killedBy: StopCause | undefined;
+    const killFor = (cause: StopCause) => {
+      killedBy ??= cause;
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
         // already gone
       }
     };
-    const timer = setTimeout(kill, remaining);
+    const kill = () => killFor('abort');
+    const timer = setTimeout(() => killFor('timeout'), remaining);
     op.signal?.addEventListener('abort', kill, { once: true });
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.on('data', (d: Buffer) => err.push(d));
@@ -165,7 +172,7 @@ export function runGit(
     child.on('close', (code) => {
       clearTimeout(timer);
       op.signal?.removeEventListener('abort', kill);
-      if (killedBy) reject(timeoutError(op));
+      if (killedBy) reject(timeoutError(op, killedBy));
       else
         resolve({
           stdout: Buffer.concat(out).toString('utf8'),
@@ -176,8 +183,10 @@ export function runGit(
   });
 }
 
-function timeoutError(op: GitOp): GitTimeoutError {
-  const why = op.signal?.aborted ? 'was aborted' : 'timed out';
+type StopCause = 'timeout' | 'abort';
+
+function timeoutError(op: GitOp, cause: StopCause): GitTimeoutError {
+  const why = cause === 'abort' ? 'was aborted' : `timed out after ${op.timeoutMs} ms`;
   return new GitTimeoutError(`Git operation on ${op.displayUrl || 'the local repository'} ${why}.`);
 }
 
@@ -213,6 +222,9 @@ export function classifyFailure(op: GitOp, what: string, stderr: string, ref?: s
     'no error output';
   const detail = detailLine.replace(/^(fatal|error):\s*/i, '').replace(/[.\s]+$/, '');
   const where = op.displayUrl ? ` on ${op.displayUrl}` : '';
+  // Before the other checks: git never reached the server, so nothing else can have happened.
+  const unreachable = sshConnectFailure(lines) ?? curlConnectFailure(lines);
+  if (unreachable) return new GitError(`Git ${what}${where} failed: ${unreachable}.`);
   if (AUTH.test(clean))
     return new GitAuthError(`Git authentication failed${where} during ${what}: ${detail}.`);
   if (REJECTED.test(clean)) return new PushRejectedError(`Git push${where} was rejected: ${detail}.`);

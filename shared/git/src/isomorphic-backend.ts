@@ -2,6 +2,7 @@ import fs, { mkdirSync } from 'node:fs';
 import https from 'node:https';
 import git, { type HttpClient } from 'isomorphic-git';
 import httpNode from 'isomorphic-git/http/node';
+import { errnoConnectFailure } from './connect-failure.ts';
 import { GitAuthError, GitError, GitRefNotFoundError, GitTimeoutError, PushRejectedError } from './errors.ts';
 import type {
   CheckoutOptions,
@@ -266,10 +267,18 @@ async function withRemote<T>(
     throw new GitError(`The Git URL scheme ${parsed.protocol} is not supported; use http or https.`);
   const secrets = secretsOf(opts.auth, url);
   const controller = new AbortController();
-  const onAbort = () => controller.abort();
+  // What stopped it first: the deadline or the caller's signal; the message says which.
+  let stoppedBy: 'timeout' | 'abort' | undefined;
+  const onAbort = () => {
+    stoppedBy ??= 'abort';
+    controller.abort();
+  };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  if (opts.signal?.aborted) controller.abort();
-  const timer = setTimeout(onAbort, opts.timeoutMs);
+  if (opts.signal?.aborted) onAbort();
+  const timer = setTimeout(() => {
+    stoppedBy ??= 'timeout';
+    controller.abort();
+  }, opts.timeoutMs);
   // A private CA goes through a dedicated agent, as git's http.sslCAInfo does for the CLI.
   const agent =
     opts.auth?.caCert && parsed.protocol === 'https:' ? new https.Agent({ ca: opts.auth.caCert }) : undefined;
@@ -286,7 +295,7 @@ async function withRemote<T>(
     return await Promise.race([fn(remote), aborted]);
   } catch (err) {
     if (controller.signal.aborted) {
-      const why = opts.signal?.aborted ? 'was aborted' : 'timed out';
+      const why = stoppedBy === 'abort' ? 'was aborted' : `timed out after ${opts.timeoutMs} ms`;
       throw new GitTimeoutError(`Git ${what} on ${displayUrl} ${why}.`);
     }
     throw mapError(err, remote, what, ref);
@@ -309,7 +318,8 @@ function mapError(err: unknown, remote: Remote, what: string, ref: string | unde
     return new PushRejectedError(`Git push on ${where} was rejected: ${detail}.`);
   if ((e.code === 'NotFoundError' || e.code === 'CommitNotFetchedError') && ref)
     return new GitRefNotFoundError(`Git ${ref} was not found on ${where}.`, ref);
-  return new GitError(`Git ${what} on ${where} failed: ${detail}.`);
+  const unreachable = errnoConnectFailure(err);
+  return new GitError(`Git ${what} on ${where} failed: ${unreachable ?? detail}.`);
 }
 
 function notFound(remote: Remote, target: RefTarget): GitRefNotFoundError {
