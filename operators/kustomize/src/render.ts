@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   type Artifact,
   DECRYPT_ANNOTATION,
@@ -12,15 +12,15 @@ import {
 import { ArtifactNotFoundError, DigestMismatchError, fetchArtifact } from '@mooring/artifact';
 import {
   build,
+  type ConfinedFs,
   createConfinedFs,
   type KustomizationOverrides,
   KustomizeError,
   toYAML,
 } from '@mooring/kustomize';
 import { RetryableError, StalledError, WaitingError } from '@mooring/runtime';
-import { parse as parseYaml } from 'yaml';
 import type { Manifest } from './apply/object-policy.ts';
-import { type DecryptionKeys, decryptFile, isSopsEncrypted } from './sops/index.ts';
+import { buildDecrypting, type DecryptionKeys, FileDecryptionError, isSopsEncrypted } from './sops/index.ts';
 import { type SubstituteOptions, substituteVariables } from './substitute.ts';
 
 /** Everything a render depends on besides the artifact itself; equal inputs give equal output. */
@@ -141,8 +141,8 @@ export async function render(
   artifacts?: ArtifactCache,
 ): Promise<Rendered> {
   const { artifact } = inputs;
-  // Decryption rewrites generator inputs in place, so it needs a private copy of the tree.
-  const shared = artifacts && !inputs.decryption;
+  // Decryption happens as the build reads, never in the tree, so decrypting renders share it too.
+  const shared = artifacts !== undefined;
   let fetched: { dir: string; cleanup?: () => Promise<void> };
   try {
     fetched = shared
@@ -174,15 +174,16 @@ export async function render(
         `path '${inputs.path}' does not exist in revision '${artifact.revision}'`,
       );
     }
-    if (inputs.decryption) await decryptTree(root, inputs.decryption);
+    const run = (fs: ConfinedFs) =>
+      build(fs, path, { generateWhenMissing: true, loadRestrictions: 'none', overrides: inputs.overrides });
     let resources: Awaited<ReturnType<typeof build>>;
     try {
-      resources = await build(createConfinedFs(root), path, {
-        generateWhenMissing: true,
-        loadRestrictions: 'none',
-        overrides: inputs.overrides,
-      });
+      // Only the files the build reads are decrypted, so a broken one elsewhere harms no one.
+      resources = inputs.decryption
+        ? await buildDecrypting(() => createConfinedFs(root), inputs.decryption, run)
+        : await run(createConfinedFs(root));
     } catch (err) {
+      if (err instanceof FileDecryptionError) throw new RetryableError(BUILD_FAILED, err.message);
       if (err instanceof KustomizeError)
         throw new RetryableError(BUILD_FAILED, `kustomize build failed: ${err.message}`);
       throw err;
@@ -191,7 +192,7 @@ export async function render(
     for (const resource of resources) {
       let obj = resource.object as unknown as Manifest;
       const name = `${obj.kind}/${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name}`;
-      // Encrypted files were decrypted before the build; what is still encrypted was not meant to be.
+      // Encrypted files the build read were decrypted as it read them; what is still encrypted was not meant to be.
       if (isSopsEncrypted(obj) && obj.metadata?.annotations?.[DECRYPT_ANNOTATION] !== DECRYPT_DISABLED) {
         throw new RetryableError(
           BUILD_FAILED,
@@ -219,68 +220,6 @@ export async function render(
   } finally {
     if (!shared) await fetched.cleanup?.();
   }
-}
-
-/**
- * Decrypts, in place and before the build, every SOPS-encrypted file of the private copy of the
- * tree: manifests (so kustomize's transformers work on plaintext and the MAC is checked on the file
- * as it was encrypted) and the dotenv, yaml, json and binary files generators read. Manifests
- * annotated `kustomize.mooring.dev/decrypt: Disabled` are left as they are.
- */
-async function decryptTree(root: string, keys: DecryptionKeys): Promise<void> {
-  const walk = async (dir: string): Promise<void> => {
-    for (const entry of await readdir(dir, { withFileTypes: true })) {
-      const full = join(dir, entry.name);
-      if (entry.isDirectory()) {
-        await walk(full);
-        continue;
-      }
-      if (!entry.isFile()) continue;
-      const text = await readFile(full, 'utf8');
-      if (!text.includes('sops')) continue;
-      const format = sopsFileFormat(entry.name, text);
-      if (!format) continue;
-      try {
-        await writeFile(full, await decryptFile(text, format, keys, relative(root, full)));
-      } catch (err) {
-        throw new RetryableError(
-          BUILD_FAILED,
-          `decrypting ${relative(root, full)}: ${(err as Error).message}`,
-        );
-      }
-    }
-  };
-  await walk(root);
-}
-
-/** The sops format of a file, or undefined for plain files and opted-out manifests. */
-function sopsFileFormat(name: string, text: string): 'yaml' | 'json' | 'dotenv' | 'binary' | undefined {
-  if (/^sops_mac=/m.test(text)) return 'dotenv';
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('{')) {
-    try {
-      const doc = JSON.parse(text) as Record<string, unknown>;
-      if (!doc.sops) return undefined;
-      if (doc.kind) return optedOut(doc) ? undefined : 'json';
-      return name.endsWith('.json') ? 'json' : 'binary';
-    } catch {
-      return undefined;
-    }
-  }
-  if (!/^sops:\s*$/m.test(text)) return undefined;
-  try {
-    const doc = parseYaml(text) as Record<string, unknown> | null;
-    if (!doc || typeof doc !== 'object' || !doc.sops) return undefined;
-    return optedOut(doc) ? undefined : 'yaml';
-  } catch {
-    // Several documents in one file: sops never writes those, so it is not a sops file.
-    return undefined;
-  }
-}
-
-function optedOut(doc: Record<string, unknown>): boolean {
-  const annotations = (doc.metadata as { annotations?: Record<string, string> } | undefined)?.annotations;
-  return annotations?.[DECRYPT_ANNOTATION] === DECRYPT_DISABLED;
 }
 
 /** The Kustomization's fields that change what kustomize builds. */

@@ -118,4 +118,70 @@ describe('Kustomization with SOPS decryption', { concurrency: 4 }, () => {
     assert.match(message, /refusing to apply ciphertext/);
     assert.equal(await getObject('v1', 'Secret', ns, 'partially-plain'), undefined);
   });
+
+  test('SOPS isolation: a tampered file outside what the build reads breaks nobody', async () => {
+    const { name: source } = await gitSource(stack, {
+      // A plain-YAML directory (no kustomization.yaml): only the files under it are read.
+      'apps/web/db.yaml': read('secret-stringdata.enc.yaml'),
+      // A kustomization whose generator reads an encrypted env file outside its own path.
+      'apps/worker/kustomization.yaml': `secretGenerator:
+  - name: isolated-env
+    envs: [../../shared/app.enc.env]
+    options: { disableNameSuffixHash: true }
+`,
+      'shared/app.enc.env': read('app.enc.env'),
+      // Tampered files in the same repository that neither of the above reads.
+      'shared/old.enc.env': read('app.tampered.enc.env'),
+      'apps/broken/secret.yaml': read('unencrypted-regex.tampered.enc.yaml'),
+      // A kustomization that does read the tampered manifest, from outside its own path.
+      'apps/reaches/kustomization.yaml': 'resources: [../broken/secret.yaml]\n',
+    });
+    const decryption = { provider: 'sops', secretRef: { name: 'sops-age' } };
+    const sourceRef = { kind: 'GitRepository', name: source };
+    const names = {
+      web: uniqueName('isolated-web'),
+      worker: uniqueName('isolated-worker'),
+      broken: uniqueName('isolated-broken'),
+      reaches: uniqueName('isolated-reaches'),
+    };
+    // The prefix keeps this Secret apart from the one the first test applies from the same fixture.
+    await createKustomization(stack, names.web, {
+      sourceRef,
+      path: './apps/web',
+      decryption,
+      namePrefix: 'isolated-',
+    });
+    await createKustomization(stack, names.worker, { sourceRef, path: './apps/worker', decryption });
+    await createKustomization(stack, names.broken, { sourceRef, path: './apps/broken', decryption });
+    await createKustomization(stack, names.reaches, { sourceRef, path: './apps/reaches', decryption });
+
+    const failed = async (name: string) => {
+      const k = await waitForKustomization(
+        ns,
+        name,
+        'False',
+        (o) => condition(o, 'Ready')?.reason === 'BuildFailed',
+        120_000,
+      );
+      assert.equal(k.status?.lastAppliedRevision ?? '', '');
+      const message = condition(k, 'Ready')!.message;
+      assert.ok(
+        !message.includes('ak-0123456789') && !message.includes('ak-evil'),
+        'the Ready message carries plaintext',
+      );
+      return message;
+    };
+    const [, , brokenMessage, reachesMessage] = await Promise.all([
+      waitForKustomization(ns, names.web, 'True', undefined, 120_000),
+      waitForKustomization(ns, names.worker, 'True', undefined, 120_000),
+      failed(names.broken),
+      failed(names.reaches),
+    ]);
+    assert.equal(await secretValue('isolated-db-credentials', 'password'), 's3cr3t-Pa55word');
+    assert.equal(await secretValue('isolated-env', 'DB_PASSWORD'), 'pa=ss#word');
+    // Read inside its path or from outside it, the tampered file fails, named.
+    for (const message of [brokenMessage, reachesMessage])
+      assert.match(message, /^decrypting apps\/broken\/secret\.yaml: .*MAC mismatch/);
+    assert.equal(await getObject('v1', 'Secret', ns, 'partially-plain'), undefined);
+  });
 });

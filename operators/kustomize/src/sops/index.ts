@@ -2,5 +2,6 @@
 export type { DecryptionKeys } from './data-key.ts';
 export { decryptFile, type SopsFileFormat } from './decrypt-file.ts';
 export { decryptManifest } from './decrypt-manifest.ts';
+export { buildDecrypting, FileDecryptionError } from './decrypting-fs.ts';
 export { isSopsEncrypted } from './detect.ts';
 export { DecryptionError } from './errors.ts';
