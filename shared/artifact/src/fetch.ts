@@ -16,6 +16,7 @@ import {
 } from './errors.ts';
 import { extractTarGz } from './extract.ts';
 import { type ArtifactLimits, DEFAULT_LIMITS, formatBytes } from './limits.ts';
+import { ownedTempPrefix, removeStaleTempDirsOnce } from './owned-temp.ts';
 
 /** Extraction limits plus a cap on the compressed download. */
 export interface FetchLimits extends ArtifactLimits {
@@ -80,14 +81,19 @@ export async function fetchArtifact(options: FetchArtifactOptions): Promise<Fetc
     options.limits?.maxDownloadBytes ??
     (options.limits?.maxTotalBytes ?? DEFAULT_LIMITS.maxTotalBytes) + 64 * 1024 * 1024;
   const shownUrl = redactUrl(options.url);
-  const work = await mkdtemp(join(options.workDir ?? tmpdir(), 'mooring-fetch-'));
+  const workParent = options.workDir ?? tmpdir();
+  // Temp dirs carry this process's pid and start time; the first fetch after a start removes the
+  // ones a crashed predecessor left (a SIGKILL runs no `finally`).
+  await removeStaleTempDirsOnce(workParent);
+  if (options.destDir === undefined) await removeStaleTempDirsOnce(tmpdir());
+  const work = await mkdtemp(join(workParent, ownedTempPrefix('fetch')));
   try {
     const file = join(work, 'artifact.tar.gz');
     const downloaded = await downloadWithRetries(options, file, maxDownload, retries, shownUrl);
     if (downloaded.hex !== expectedHex) {
       throw new DigestMismatchError(options.digest, `sha256:${downloaded.hex}`, shownUrl);
     }
-    const dir = options.destDir ?? (await mkdtemp(join(tmpdir(), 'mooring-artifact-')));
+    const dir = options.destDir ?? (await mkdtemp(join(tmpdir(), ownedTempPrefix('artifact'))));
     const extracted = await extractTarGz(file, dir, options.limits).catch(async (err: unknown) => {
       if (options.destDir === undefined) await rm(dir, { recursive: true, force: true });
       throw err;

@@ -4,5 +4,6 @@ export * from './errors.ts';
 export * from './extract.ts';
 export * from './fetch.ts';
 export * from './limits.ts';
+export * from './owned-temp.ts';
 export * from './pack.ts';
 export * from './storage.ts';
