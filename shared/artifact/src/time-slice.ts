@@ -10,16 +10,20 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
  */
 export class TimeSlicer {
   private readonly sliceMs: number;
-  private last = performance.now();
+  private readonly now: () => number;
+  private last: number;
 
-  constructor(sliceMs = 10) {
+  /** `now` is the clock in milliseconds; tests pass a fake one to count yields instead of timing them. */
+  constructor(sliceMs = 10, now: () => number = () => performance.now()) {
     this.sliceMs = sliceMs;
+    this.now = now;
+    this.last = now();
   }
 
   /** Yields to the event loop when the current synchronous stretch has run longer than the slice. */
   async yieldIfDue(): Promise<void> {
-    if (performance.now() - this.last < this.sliceMs) return;
+    if (this.now() - this.last < this.sliceMs) return;
     await nextTurn();
-    this.last = performance.now();
+    this.last = this.now();
   }
 }
