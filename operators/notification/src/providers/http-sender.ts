@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
 import type { OutboundRequest, ProviderConfig } from './types.ts';
+import { Agent, type Dispatcher, ProxyAgent, request } from './undici.ts';
 
 export interface SendOptions {
   /** Attempts in all, the first included; default 4 (Flux's retry max). */
