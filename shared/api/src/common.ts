@@ -1,5 +1,5 @@
 import { type Static, type TProperties, Type } from '@sinclair/typebox';
-import { DateTime, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
+import { type CelRule, cel, DateTime, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
 
 /** Go duration strings as Flux validates them: `30s`, `1m30s`, `1.5h`, `500ms`. */
 export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
@@ -7,14 +7,97 @@ export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$';
 /** Flux validates most operation timeouts without the `h` unit. */
 export const TIMEOUT_PATTERN = '^([0-9]+(\\.[0-9]+)?(ms|s|m))+$';
 
-/** A Go duration string (interval, retryInterval, Kustomization timeout). */
-export function Duration(description: string, options: { default?: string } = {}) {
-  return Type.String({ ...options, description, pattern: DURATION_PATTERN });
+/**
+ * Longest duration string accepted. Real ones are short (`1h30m15s500ms` is 13); the bound keeps
+ * the CEL rule cheap and, with `OVERSIZED_TERM`, keeps every string the rule parses below the
+ * int64 nanoseconds CEL's `duration()` overflows at (about 2,562,047h).
+ */
+export const DURATION_MAX_LENGTH = 20;
+
+/**
+ * A term that is out of bounds on its own: an integer part of 7 digits or more in h, m or s
+ * (1,000,000s is 277h), or of 10 or more in ms (1,000,000,000ms is 277h). Matched before
+ * `duration()` is called, so a value like `10000000h` gets the bounds message instead of CEL's
+ * conversion error. Within `DURATION_MAX_LENGTH`, strings without such a term sum to at most about
+ * 2,100,000h, which `duration()` parses. Units are followed by a digit or the end, so `m([0-9]|$)`
+ * is minutes and never the m of ms.
+ */
+const OVERSIZED_TERM = '(^|[hms])([0-9]{7,}(\\.[0-9]+)?(h|s|m([0-9]|$))|[0-9]{10,}(\\.[0-9]+)?ms)';
+
+/** The range a duration field admits, as Go duration strings and in milliseconds. */
+export interface DurationBounds {
+  min: string;
+  max: string;
+  minMs: number;
+  maxMs: number;
 }
 
-/** A Go duration string without hours, as Flux's source, image and provider timeouts. */
-export function Timeout(description: string, options: { default?: string } = {}) {
-  return Type.String({ ...options, description, pattern: TIMEOUT_PATTERN });
+/**
+ * Intervals (interval, retryInterval): at least 1s, since `0s` requeued an object in a hot loop
+ * (CVE-2022-39272 in Flux), and at most 168h (a week): far above the minutes to hours GitOps
+ * manifests use, yet below the 2^31-1 ms (about 596h) one Node timer takes, so an interval, and a
+ * timeout that defaults to one, never overflows a timer. The work queue clamps to the same range.
+ */
+export const INTERVAL_BOUNDS: DurationBounds = {
+  min: '1s',
+  max: '168h',
+  minMs: 1_000,
+  maxMs: 168 * 3_600_000,
+};
+
+/**
+ * Timeouts of one operation (a fetch, a scan, an apply and its health checks, a send): at least
+ * 1s, since `0s` aborts every attempt at once, and at most 24h; `1440m` in fields without `h`.
+ */
+export const TIMEOUT_BOUNDS: DurationBounds = { min: '1s', max: '24h', minMs: 1_000, maxMs: 24 * 3_600_000 };
+
+/**
+ * The CEL rule refusing durations outside `bounds`, with a message naming `field`; without `hours`
+ * the field takes `TIMEOUT_PATTERN` and the message gives the maximum in minutes. A value that
+ * does not match the pattern passes the rule, so the API server reports only the mismatch.
+ */
+export function durationRule(field: string, bounds: DurationBounds, hours = true): CelRule {
+  const pattern = hours ? DURATION_PATTERN : TIMEOUT_PATTERN;
+  const max = hours ? bounds.max : `${bounds.maxMs / 60_000}m`;
+  return {
+    rule:
+      `!self.matches(r'${pattern}') || (!self.matches(r'${OVERSIZED_TERM}')` +
+      ` && duration(self) >= duration('${bounds.min}') && duration(self) <= duration('${bounds.max}'))`,
+    message: `${field} must be at least ${bounds.min} and at most ${max}`,
+  };
+}
+
+interface DurationOptions {
+  default?: string;
+  /** The field's name in the refusal message. */
+  field?: string;
+}
+
+/** A Go duration string between `INTERVAL_BOUNDS` (interval, retryInterval). */
+export function Interval(description: string, options: DurationOptions = {}) {
+  const { field = 'interval', ...rest } = options;
+  return Type.String({
+    ...rest,
+    description,
+    pattern: DURATION_PATTERN,
+    maxLength: DURATION_MAX_LENGTH,
+    ...cel(durationRule(field, INTERVAL_BOUNDS)),
+  });
+}
+
+/**
+ * A Go duration string between `TIMEOUT_BOUNDS`; without the `h` unit, as Flux's source, image
+ * and provider timeouts, unless `hours` (the Kustomization timeout).
+ */
+export function Timeout(description: string, options: DurationOptions & { hours?: boolean } = {}) {
+  const { field = 'timeout', hours = false, ...rest } = options;
+  return Type.String({
+    ...rest,
+    description,
+    pattern: hours ? DURATION_PATTERN : TIMEOUT_PATTERN,
+    maxLength: DURATION_MAX_LENGTH,
+    ...cel(durationRule(field, TIMEOUT_BOUNDS, hours)),
+  });
 }
 
 /** Reference to an object in the same namespace. */

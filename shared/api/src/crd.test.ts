@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parse } from 'yaml';
-import { DURATION_PATTERN, TIMEOUT_PATTERN } from './common.ts';
+import {
+  DURATION_MAX_LENGTH,
+  DURATION_PATTERN,
+  durationRule,
+  INTERVAL_BOUNDS,
+  TIMEOUT_BOUNDS,
+  TIMEOUT_PATTERN,
+} from './common.ts';
 import { crdFileName, crdFor, crds, type JSONSchemaProps, renderCrdFiles, toYAML } from './crd.ts';
 import { KINDS } from './kinds.ts';
 import { structuralErrors } from './structural.ts';
@@ -79,6 +86,20 @@ describe('generated CRDs', () => {
         }
       });
 
+      test('interval abuse: bounds every interval and timeout with a CEL rule naming the field', () => {
+        for (const [path, prop] of properties(child(schema, 'spec'))) {
+          const field = /\.(interval|timeout|retryInterval)$/.exec(path)?.[1];
+          if (!field) continue;
+          const bounds = field === 'timeout' ? TIMEOUT_BOUNDS : INTERVAL_BOUNDS;
+          assert.equal(prop.maxLength, DURATION_MAX_LENGTH, `.spec${path}`);
+          assert.deepEqual(
+            prop['x-kubernetes-validations'],
+            [durationRule(field, bounds, prop.pattern === DURATION_PATTERN)],
+            `.spec${path}`,
+          );
+        }
+      });
+
       test('carries no TypeBox or JSON Schema identifiers', () => {
         const json = JSON.stringify(crd);
         for (const keyword of ['"$id"', '"$schema"', '"$ref"', '"const"'])
@@ -113,6 +134,30 @@ describe('Flux short names', () => {
       assert.ok(crdFor(KINDS.find((k) => k.kind === kind)!).spec.names.shortNames?.includes(shortName!));
     });
   }
+});
+
+describe('interval abuse: duration bounds', () => {
+  test('the bounds parse to their milliseconds and fit one Node timer', () => {
+    const ms = (text: string) =>
+      Number(/^([0-9]+)(s|h)$/.exec(text)![1]) * (text.endsWith('h') ? 3_600_000 : 1_000);
+    for (const bounds of [INTERVAL_BOUNDS, TIMEOUT_BOUNDS]) {
+      assert.equal(ms(bounds.min), bounds.minMs);
+      assert.equal(ms(bounds.max), bounds.maxMs);
+      assert.ok(bounds.minMs > 0 && bounds.maxMs <= 2 ** 31 - 1);
+    }
+  });
+
+  test('messages name the field and the range, in minutes where hours are not accepted', () => {
+    assert.equal(
+      durationRule('interval', INTERVAL_BOUNDS).message,
+      'interval must be at least 1s and at most 168h',
+    );
+    assert.equal(
+      durationRule('timeout', TIMEOUT_BOUNDS, false).message,
+      'timeout must be at least 1s and at most 1440m',
+    );
+    assert.match(durationRule('timeout', TIMEOUT_BOUNDS, false).rule, /\(ms\|s\|m\)\)\+\$'\)/);
+  });
 });
 
 describe('CEL rules', () => {

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Artifact, Duration, LocalObjectReference, ReconcileStatus, SecretRef, Timeout } from './common.ts';
+import { Artifact, Interval, LocalObjectReference, ReconcileStatus, SecretRef, Timeout } from './common.ts';
 import { SOURCE_API_VERSION } from './groups.ts';
 import { KubeObject } from './object.ts';
 import { cel, StringEnum, withDescription } from './schema-kit.ts';
@@ -55,7 +55,7 @@ export const GitRepositorySpec = Type.Object(
     serviceAccountName: Type.Optional(
       Type.String({ description: 'ServiceAccount for workload identity (providers azure and aws).' }),
     ),
-    interval: Duration('How often the repository is checked for new revisions.'),
+    interval: Interval('How often the repository is checked for new revisions.'),
     timeout: Type.Optional(Timeout('Timeout of Git operations.', { default: '60s' })),
     ref: Type.Optional(
       withDescription(GitRepositoryRef, "Reference to check out, branch 'master' by default."),

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Duration, NamespacedObjectReference, ReconcileStatus } from './common.ts';
+import { Interval, NamespacedObjectReference, ReconcileStatus } from './common.ts';
 import { IMAGE_API_VERSION } from './groups.ts';
 import { KubeObject } from './object.ts';
 import { cel, StringEnum, withDescription } from './schema-kit.ts';
@@ -63,7 +63,7 @@ export const ImagePolicySpec = Type.Object(
       }),
     ),
     interval: Type.Optional(
-      Duration('How often the digest is refreshed; only with digestReflectionPolicy Always.'),
+      Interval('How often the digest is refreshed; only with digestReflectionPolicy Always.'),
     ),
     suspend: Type.Optional(Type.Boolean({ description: 'Stop reconciling this object.' })),
   },

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { AccessFrom, Duration, ReconcileStatus, SecretRef, Timeout } from './common.ts';
+import { AccessFrom, Interval, ReconcileStatus, SecretRef, Timeout } from './common.ts';
 import { IMAGE_API_VERSION } from './groups.ts';
 import { KubeObject } from './object.ts';
 import { DateTime, StringEnum, withDescription } from './schema-kit.ts';
@@ -9,7 +9,7 @@ export const IMAGE_PROVIDERS = ['generic', 'aws', 'azure', 'gcp'] as const;
 export const ImageRepositorySpec = Type.Object(
   {
     image: Type.String({ description: 'Image repository to scan, e.g. ghcr.io/org/app.' }),
-    interval: Duration('How often tags are listed.'),
+    interval: Interval('How often tags are listed.'),
     timeout: Type.Optional(Timeout('Timeout of a scan, interval by default.')),
     secretRef: Type.Optional(SecretRef('of type kubernetes.io/dockerconfigjson with registry credentials.')),
     provider: Type.Optional(

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Duration, LabelSelector, ReconcileStatus, SecretRef } from './common.ts';
+import { Interval, LabelSelector, ReconcileStatus, SecretRef } from './common.ts';
 import { GitRepositoryRef } from './git-repository.ts';
 import { IMAGE_API_VERSION } from './groups.ts';
 import { ImageRef } from './image-policy.ts';
@@ -75,7 +75,7 @@ export const ImageUpdateAutomationSpec = Type.Object(
     sourceRef: withDescription(AutomationSourceReference, 'Git repository to update, and its credentials.'),
     /** Required here (optional in Flux, whose controller then fails): Git is the only source kind. */
     git: withDescription(GitAutomationSpec, 'Clone, commit and push settings.'),
-    interval: Duration('Least time between two runs.'),
+    interval: Interval('Least time between two runs.'),
     policySelector: Type.Optional(
       withDescription(LabelSelector, 'ImagePolicies to apply; all in the namespace when empty.'),
     ),

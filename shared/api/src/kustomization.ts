@@ -1,11 +1,12 @@
 import { type Static, Type } from '@sinclair/typebox';
 import {
-  Duration,
+  Interval,
   LocalObjectReference,
   NamespacedObjectKindReference,
   ReconcileStatus,
   SecretKeyReference,
   SecretRef,
+  Timeout,
 } from './common.ts';
 import { KUSTOMIZE_API_VERSION } from './groups.ts';
 import { CustomHealthCheck, DriftIgnoreRule, ImageOverride, Patch } from './kustomize-overrides.ts';
@@ -96,10 +97,14 @@ export const KustomizationSpec = Type.Object(
   {
     sourceRef: withDescription(KustomizationSourceReference, 'Source whose artifact holds the manifests.'),
     path: Type.Optional(Type.String({ description: 'Directory in the artifact, its root by default.' })),
-    interval: Duration('How often to reconcile and correct drift.'),
-    retryInterval: Type.Optional(Duration('How soon to retry after a failure, interval by default.')),
+    interval: Interval('How often to reconcile and correct drift.'),
+    retryInterval: Type.Optional(
+      Interval('How soon to retry after a failure, interval by default.', { field: 'retryInterval' }),
+    ),
     timeout: Type.Optional(
-      Duration('Timeout of build, apply, health checks and prune; interval - 30s by default, at least 30s.'),
+      Timeout('Timeout of build, apply, health checks and prune; interval - 30s by default, at least 30s.', {
+        hours: true,
+      }),
     ),
     prune: Type.Boolean({ description: 'Delete objects that are no longer in the source.' }),
     allowEmpty: Type.Optional(

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Artifact, Duration, ReconcileStatus, SecretRef, Timeout } from './common.ts';
+import { Artifact, Interval, ReconcileStatus, SecretRef, Timeout } from './common.ts';
 import { SOURCE_API_VERSION } from './groups.ts';
 import { KubeObject } from './object.ts';
 import { cel, StringEnum, withDescription } from './schema-kit.ts';
@@ -79,7 +79,7 @@ export const OCIRepositorySpec = Type.Object(
     ),
     certSecretRef: Type.Optional(SecretRef('with tls.crt, tls.key and/or ca.crt.')),
     proxySecretRef: Type.Optional(SecretRef('with the proxy address, username and password.')),
-    interval: Duration('How often the repository is checked for new revisions.'),
+    interval: Interval('How often the repository is checked for new revisions.'),
     timeout: Type.Optional(Timeout('Timeout of registry operations.', { default: '60s' })),
     ignore: Type.Optional(
       Type.String({ description: 'Exclusion patterns in .gitignore syntax; replace the defaults.' }),

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { type BaseStatus, Duration, ReconcileStatus, SecretRef, Timeout } from './common.ts';
+import { type BaseStatus, Interval, ReconcileStatus, SecretRef, Timeout } from './common.ts';
 import { NOTIFICATION_API_VERSION } from './groups.ts';
 import { KubeObject } from './object.ts';
 import { cel, StringEnum } from './schema-kit.ts';
@@ -76,7 +76,7 @@ export const ProviderSpec = Type.Object(
       Type.String({ description: 'ServiceAccount for workload identity with cloud providers.' }),
     ),
     timeout: Type.Optional(Timeout('Timeout of one send, 15s when empty.')),
-    interval: Type.Optional(Duration('Deprecated and unused; kept so Flux manifests apply unchanged.')),
+    interval: Type.Optional(Interval('Deprecated and unused; kept so Flux manifests apply unchanged.')),
     commitStatusExpr: Type.Optional(
       Type.String({ description: 'CEL over event, provider and alert giving the commit status context.' }),
     ),

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { Duration, ReconcileStatus, SecretRef } from './common.ts';
+import { Interval, ReconcileStatus, SecretRef } from './common.ts';
 import { NOTIFICATION_API_VERSION } from './groups.ts';
 import { ReceiverResourceReference } from './notification-reference.ts';
 import { KubeObject } from './object.ts';
@@ -47,7 +47,7 @@ export const OIDCProvider = Type.Object({
 export const ReceiverSpec = Type.Object(
   {
     type: StringEnum(RECEIVER_TYPES, { description: 'How requests are verified and parsed.' }),
-    interval: Type.Optional(Duration('How often the secret is re-read.', { default: '10m' })),
+    interval: Type.Optional(Interval('How often the secret is re-read.', { default: '10m' })),
     events: Type.Optional(
       Type.Array(Type.String(), { description: 'Event types accepted (e.g. push); all when empty.' }),
     ),

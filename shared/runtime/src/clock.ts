@@ -10,23 +10,103 @@ export interface Clock {
 /** An opaque timer handle. */
 export type TimerHandle = { readonly __timer: unique symbol } | NodeJS.Timeout;
 
-/** The real clock. Timers are unref'd so a pending requeue never keeps a process alive. */
+/**
+ * The longest delay one Node timer takes. Node runs a longer (or NaN) delay after 1 ms instead,
+ * with a TimeoutOverflowWarning: `interval: 1000h` turned into a hot loop that way.
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** A delay as a timer should take it: NaN and negatives are 0, the rest as given (Infinity is never). */
+function wholeDelay(ms: number): number {
+  return Number.isNaN(ms) ? 0 : Math.max(0, ms);
+}
+
+/** Timers that take at most `MAX_TIMER_DELAY_MS`, as Node's, a Clock's, or a test's. */
+export interface ChainableTimers<H> {
+  set(fn: () => void, ms: number): H;
+  clear(handle: H): void;
+}
+
+/**
+ * A timer longer than one Node timer can be: re-armed in steps of at most `MAX_TIMER_DELAY_MS`
+ * until the whole delay has passed. Steps are counted, not read off the wall clock, so the delay
+ * is as monotonic as Node's own timers. An infinite delay never fires.
+ */
+export class ChainedTimer<H = NodeJS.Timeout> {
+  readonly #timers: ChainableTimers<H>;
+  readonly #fn: () => void;
+  #current: H | undefined;
+  #remaining: number;
+  #cancelled = false;
+
+  constructor(timers: ChainableTimers<H>, fn: () => void, ms: number) {
+    this.#timers = timers;
+    this.#fn = fn;
+    this.#remaining = wholeDelay(ms);
+    this.#arm();
+  }
+
+  /** Stops the timer; it will not fire. */
+  cancel(): void {
+    this.#cancelled = true;
+    if (this.#current !== undefined) this.#timers.clear(this.#current);
+    this.#current = undefined;
+  }
+
+  #arm(): void {
+    const step = Math.min(this.#remaining, MAX_TIMER_DELAY_MS);
+    this.#remaining -= step;
+    this.#current = this.#timers.set(() => {
+      this.#current = undefined;
+      if (this.#cancelled) return;
+      if (this.#remaining > 0) this.#arm();
+      else this.#fn();
+    }, step);
+  }
+}
+
+/** Node's setTimeout for any delay: longer ones are chained, so none overflows into 1 ms. */
+function nodeTimeout(fn: () => void, ms: number, unref: boolean): TimerHandle {
+  const delay = wholeDelay(ms);
+  if (delay <= MAX_TIMER_DELAY_MS) {
+    const t = setTimeout(fn, delay);
+    if (unref) t.unref();
+    return t;
+  }
+  const chained = new ChainedTimer(
+    {
+      set(step, stepMs) {
+        const t = setTimeout(step, stepMs);
+        if (unref) t.unref();
+        return t;
+      },
+      clear: (t) => clearTimeout(t),
+    },
+    fn,
+    delay,
+  );
+  return chained as unknown as TimerHandle;
+}
+
+function clearNodeTimeout(handle: TimerHandle): void {
+  if (handle instanceof ChainedTimer) handle.cancel();
+  else clearTimeout(handle as NodeJS.Timeout);
+}
+
+/**
+ * The real clock. Timers are unref'd so a pending requeue never keeps a process alive. Any delay
+ * works: past `MAX_TIMER_DELAY_MS` timers are chained, NaN and negatives run at once.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout(fn, ms) {
-    const t = setTimeout(fn, Math.max(0, ms));
-    t.unref();
-    return t;
-  },
-  clearTimeout(handle) {
-    clearTimeout(handle as NodeJS.Timeout);
-  },
+  setTimeout: (fn, ms) => nodeTimeout(fn, ms, true),
+  clearTimeout: clearNodeTimeout,
   sleep(ms, signal) {
     return new Promise((resolve) => {
       if (signal?.aborted) return resolve();
-      const t = setTimeout(done, Math.max(0, ms));
+      const t = nodeTimeout(done, ms, false);
       function done() {
-        clearTimeout(t);
+        clearNodeTimeout(t);
         signal?.removeEventListener('abort', done);
         resolve();
       }

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from './clock.ts';
+import { ChainedTimer, type Clock, MAX_TIMER_DELAY_MS, type TimerHandle } from './clock.ts';
 
 interface Timer {
   at: number;
@@ -9,6 +9,10 @@ interface Timer {
 /**
  * A virtual clock for tests and simulation: time moves only when `advance` is called, and due
  * timers fire in deadline order (ties in the order they were set), so a seeded run replays exactly.
+ *
+ * Longer delays than one Node timer takes are chained as `systemClock` chains them, over virtual
+ * timers that, like Node's, fire after 1 ms with a TimeoutOverflowWarning when given more than
+ * `MAX_TIMER_DELAY_MS`: a chaining bug shows under test as it would in production.
  */
 export class FakeClock implements Clock {
   #now: number;
@@ -24,13 +28,35 @@ export class FakeClock implements Clock {
   }
 
   setTimeout(fn: () => void, ms: number): TimerHandle {
-    const handle = {} as TimerHandle;
-    this.#timers.set(handle, { at: this.#now + Math.max(0, ms || 0), seq: this.#seq++, fn });
-    return handle;
+    const delay = Math.max(0, ms || 0);
+    if (delay <= MAX_TIMER_DELAY_MS) return this.#timer(fn, delay);
+    const chained = new ChainedTimer(
+      { set: (step, stepMs) => this.#timer(step, stepMs), clear: (h) => this.#timers.delete(h) },
+      fn,
+      delay,
+    );
+    return chained as unknown as TimerHandle;
   }
 
   clearTimeout(handle: TimerHandle): void {
-    this.#timers.delete(handle);
+    if (handle instanceof ChainedTimer) handle.cancel();
+    else this.#timers.delete(handle);
+  }
+
+  /** One virtual timer, with Node's limit: past `MAX_TIMER_DELAY_MS` it fires after 1 ms, warning. */
+  #timer(fn: () => void, ms: number): TimerHandle {
+    let delay = ms;
+    if (delay > MAX_TIMER_DELAY_MS) {
+      // Node's own words (lib/internal/timers.js), so a listener cannot tell the two apart.
+      process.emitWarning(
+        `${ms} does not fit into a 32-bit signed integer.\nTimeout duration was set to 1.`,
+        'TimeoutOverflowWarning',
+      );
+      delay = 1;
+    }
+    const handle = {} as TimerHandle;
+    this.#timers.set(handle, { at: this.#now + delay, seq: this.#seq++, fn });
+    return handle;
   }
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {

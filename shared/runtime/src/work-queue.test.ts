@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeClock } from './fake-clock.ts';
-import { WorkQueue } from './work-queue.ts';
+import { MIN_REQUEUE_MS, WorkQueue } from './work-queue.ts';
 
 const noJitter = () => 0.5;
 
@@ -141,28 +141,33 @@ test('addAfter while processing readies the key after done', async () => {
   const { q, clock } = queue();
   q.add('a');
   assert.equal(await q.get(), 'a');
-  q.addAfter('a', 100);
+  q.addAfter('a', 1000);
   q.done('a');
   assert.equal(q.length, 0);
   assert.equal(q.pending, 1);
-  clock.advance(100);
+  clock.advance(1000);
   assert.equal(q.length, 1);
 
   // The delay may also fall due before done: then done makes it ready.
   assert.equal(await q.get(), 'a');
-  q.addAfter('a', 100);
-  clock.advance(100);
+  q.addAfter('a', 1000);
+  clock.advance(1000);
   assert.equal(q.length, 0);
   q.done('a');
   assert.equal(q.length, 1);
 });
 
-test('addAfter with no delay is an add', () => {
+test('addAfter with no delay waits the minimum requeue instead of adding at once', () => {
   const { q, clock } = queue();
   q.addAfter('a', 0);
   q.addAfter('b', -5);
-  assert.equal(q.length, 2);
-  assert.equal(clock.timerCount, 0);
+  q.addAfter('c', 100);
+  assert.equal(q.length, 0);
+  assert.equal(clock.timerCount, 3);
+  clock.advance(MIN_REQUEUE_MS - 1);
+  assert.equal(q.length, 0);
+  clock.advance(1);
+  assert.equal(q.length, 3);
 });
 
 test('addRateLimited backs off exponentially up to the cap, counting failures', async () => {
@@ -263,4 +268,6 @@ test('pending counts distinct keys ready, delayed or processing', async () => {
 test('rejects nonsensical options', () => {
   assert.throws(() => new WorkQueue({ baseDelayMs: 10, maxDelayMs: 5 }), /invalid work queue options/);
   assert.throws(() => new WorkQueue({ jitterFraction: 2 }), /invalid work queue options/);
+  assert.throws(() => new WorkQueue({ baseDelayMs: 0 }), /invalid work queue options/);
+  assert.throws(() => new WorkQueue({ baseDelayMs: Number.NaN }), /invalid work queue options/);
 });

@@ -1,11 +1,33 @@
+import { INTERVAL_BOUNDS } from '@mooring/api';
 import { backoffDelay } from './backoff.ts';
 import { type Clock, systemClock, type TimerHandle } from './clock.ts';
 
+/** Shortest periodic requeue: the least interval the CRDs admit (1s). */
+export const MIN_REQUEUE_MS = INTERVAL_BOUNDS.minMs;
+
+/**
+ * Longest requeue: the greatest interval the CRDs admit (168h), well inside the 2^31-1 ms one
+ * Node timer takes. An object stored with a longer interval before the CRDs bounded it is
+ * reconciled at least this often.
+ */
+export const MAX_REQUEUE_MS = INTERVAL_BOUNDS.maxMs;
+
+/**
+ * The delay a requeue of `addAfter` gets: `ms` within [MIN_REQUEUE_MS, MAX_REQUEUE_MS]. Zero,
+ * negative and NaN (an interval that slipped past admission) become the minimum instead of
+ * "now", which reconciled one bad object in a hot loop (the CVE-2022-39272 class); longer delays,
+ * Infinity too, become the maximum instead of overflowing a timer into 1 ms.
+ */
+export function requeueDelay(ms: number): number {
+  if (!(ms >= MIN_REQUEUE_MS)) return MIN_REQUEUE_MS;
+  return Math.min(ms, MAX_REQUEUE_MS);
+}
+
 export interface WorkQueueOptions {
   clock?: Clock;
-  /** First retry delay of `addRateLimited`; doubles with each further failure. */
+  /** First retry delay of `addRateLimited`, at least 1 ms; doubles with each further failure. */
   baseDelayMs?: number;
-  /** Longest retry delay of `addRateLimited`. */
+  /** Longest retry delay of `addRateLimited`; never more than `MAX_REQUEUE_MS` whatever is given. */
   maxDelayMs?: number;
   /** Retry delays are spread by ± this fraction. */
   jitterFraction?: number;
@@ -43,9 +65,10 @@ export class WorkQueue {
 
   constructor(options: WorkQueueOptions = {}) {
     const { baseDelayMs = 750, maxDelayMs = 15 * 60_000, jitterFraction = 0.1 } = options;
-    if (!(baseDelayMs >= 0 && maxDelayMs >= baseDelayMs && jitterFraction >= 0 && jitterFraction <= 1)) {
+    // A zero base would retry a failing key at once, forever: 0 * 2^n stays 0.
+    if (!(baseDelayMs >= 1 && maxDelayMs >= baseDelayMs && jitterFraction >= 0 && jitterFraction <= 1)) {
       throw new Error(
-        `invalid work queue options: need 0 <= baseDelayMs (${baseDelayMs}) <= maxDelayMs (${maxDelayMs}) and jitterFraction (${jitterFraction}) in [0, 1]`,
+        `invalid work queue options: need 1 <= baseDelayMs (${baseDelayMs}) <= maxDelayMs (${maxDelayMs}) and jitterFraction (${jitterFraction}) in [0, 1]`,
       );
     }
     this.#clock = options.clock ?? systemClock;
@@ -63,40 +86,30 @@ export class WorkQueue {
   }
 
   /**
-   * Makes `key` ready after `ms`. The earliest request wins: a key already ready (or due again
-   * right after processing) ignores it, and a later deadline than one pending is dropped.
+   * Makes `key` ready after `requeueDelay(ms)`: never sooner than `MIN_REQUEUE_MS`, even for 0 or
+   * NaN (use `add` for now), and never later than `MAX_REQUEUE_MS`. The earliest request wins: a
+   * key already ready (or due again right after processing) ignores it, and a later deadline than
+   * one pending is dropped.
    */
   addAfter(key: string, ms: number): void {
-    if (this.#shutDown) return;
-    if (!(ms > 0)) {
-      this.add(key);
-      return;
-    }
-    if (this.#ready.has(key) || this.#dirty.has(key)) return;
-    const at = this.#clock.now() + ms;
-    const pending = this.#delayed.get(key);
-    if (pending && pending.at <= at) return;
-    if (pending) this.#clock.clearTimeout(pending.timer);
-    const timer = this.#clock.setTimeout(() => {
-      this.#delayed.delete(key);
-      this.#enqueue(key);
-    }, ms);
-    this.#delayed.set(key, { at, timer });
+    this.#schedule(key, requeueDelay(ms));
   }
 
-  /** Requeues `key` after its exponential backoff and counts one more failure for it. */
+  /**
+   * Requeues `key` after its exponential backoff and counts one more failure for it. The backoff
+   * is at least 1 ms and at most `MAX_REQUEUE_MS`; it is not floored at `MIN_REQUEUE_MS`, since it
+   * grows with each failure anyway.
+   */
   addRateLimited(key: string): void {
     const failures = this.failures(key);
     this.#failures.set(key, failures + 1);
-    this.addAfter(
-      key,
-      backoffDelay(failures, {
-        baseMs: this.#baseDelayMs,
-        maxMs: this.#maxDelayMs,
-        jitterFraction: this.#jitterFraction,
-        random: this.#random,
-      }),
-    );
+    const delay = backoffDelay(failures, {
+      baseMs: this.#baseDelayMs,
+      maxMs: this.#maxDelayMs,
+      jitterFraction: this.#jitterFraction,
+      random: this.#random,
+    });
+    this.#schedule(key, Math.min(Math.max(1, delay), MAX_REQUEUE_MS));
   }
 
   /** Resets the failure count of `key`; call after it was processed successfully. */
@@ -166,6 +179,21 @@ export class WorkQueue {
     let delayedOnly = 0;
     for (const key of this.#delayed.keys()) if (!this.#processing.has(key)) delayedOnly++;
     return this.#ready.size + this.#processing.size + delayedOnly;
+  }
+
+  /** Makes `key` ready after `ms`, which callers keep within (0, MAX_REQUEUE_MS], so one timer holds it. */
+  #schedule(key: string, ms: number): void {
+    if (this.#shutDown) return;
+    if (this.#ready.has(key) || this.#dirty.has(key)) return;
+    const at = this.#clock.now() + ms;
+    const pending = this.#delayed.get(key);
+    if (pending && pending.at <= at) return;
+    if (pending) this.#clock.clearTimeout(pending.timer);
+    const timer = this.#clock.setTimeout(() => {
+      this.#delayed.delete(key);
+      this.#enqueue(key);
+    }, ms);
+    this.#delayed.set(key, { at, timer });
   }
 
   #cancelDelay(key: string): void {
