@@ -471,11 +471,12 @@ describe('transport failures', () => {
   });
 
   test('a registry that never answers times out as RegistryUnavailableError', async () => {
+    let requests = 0;
     const server = await serve(() => {
-      // never respond
+      requests++; // and never respond
     });
     try {
-      const started = Date.now();
+      // The message says the 300 ms deadline ended it, the count that it was one request: no clock needed.
       await assert.rejects(
         client({ timeoutMs: 300 }).listTags({ host: server.host, repository: 'x' }),
         (err: Error) => {
@@ -484,7 +485,7 @@ describe('transport failures', () => {
           return true;
         },
       );
-      assert.ok(Date.now() - started < 3000);
+      assert.equal(requests, 1);
     } finally {
       await server.close();
     }

@@ -6,6 +6,7 @@ import { testCluster, testNamespace } from '../../../test/harness/index.ts';
 import { ApiError } from './api-error.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { EventRecorder, type EventRecorderOptions, MAX_EVENT_MESSAGE } from './event-recorder.ts';
+import { FakeClock } from './fake-clock.ts';
 import type { KubeList, KubeObject } from './kube-object.ts';
 
 const FIXED_TIME = Date.parse('2025-03-04T05:06:07.891Z');
@@ -304,10 +305,11 @@ describe('EventRecorder posting to the notification receiver', () => {
       postRetries: 0,
       logger,
     });
-    const start = performance.now();
     for (let i = 0; i < 200; i++)
       recorder.record(gitRepo, { severity: 'error', reason: 'R', message: `m${i}` });
-    assert.ok(performance.now() - start < 200, 'record must return at once');
+    // `record` returns before any delivery starts: none has run within the caller's synchronous code.
+    assert.equal(created.length, 0, 'record wrote an Event before returning');
+    assert.equal(lines.length, 0, 'record tried the receiver before returning');
     assert.equal(await recorder.flush(10_000), true);
     assert.equal(created.length, 200);
     assert.equal(lines.length, 200);
@@ -321,25 +323,35 @@ describe('EventRecorder posting to the notification receiver', () => {
     const hung: Server = createServer(() => {});
     const port = await listen(hung);
     t.after(() => close(hung));
+    // Virtual time: flush's deadline is checked by moving the clock, not by measuring a wait.
+    const clock = new FakeClock(FIXED_TIME);
+    const { client, created } = recordingClient();
     const recorder = new EventRecorder({
-      ...recordingClient(),
+      client,
       component: 'c',
       eventsAddr: `http://127.0.0.1:${port}/`,
       bufferSize: 5,
       postRetries: 0,
       postTimeoutMs: 60_000,
+      clock,
     });
-    const start = performance.now();
     for (let i = 0; i < 20; i++)
       recorder.record(gitRepo, { severity: 'info', reason: 'R', message: `m${i}` });
-    assert.ok(performance.now() - start < 100);
+    assert.equal(created.length, 0, 'record wrote an Event before returning');
     // 20 events into a buffer of 5 per destination: the Event writer has not started yet, so both drop 15.
     assert.equal(recorder.dropped, 30);
-    const t0 = performance.now();
-    assert.equal(await recorder.flush(300), false);
-    const waited = performance.now() - t0;
-    assert.ok(waited >= 250 && waited < 2_000, `flush waited ${waited} ms`);
+    let flushed: boolean | undefined;
+    const flush = recorder.flush(300).then((drained) => (flushed = drained));
+    await clock.advanceAsync(299);
+    assert.equal(flushed, undefined, 'flush returned before its 300 ms deadline');
+    await clock.advanceAsync(1);
+    assert.equal(await flush, false);
     assert.ok(recorder.pending > 0);
+    // The Event writer drained its five; the post of the first one still hangs.
+    assert.deepEqual(
+      created.map((e) => (e as KubeObject & { message?: string }).message),
+      ['m15', 'm16', 'm17', 'm18', 'm19'],
+    );
   });
 
   it('swallows API errors and logs them at debug', async () => {

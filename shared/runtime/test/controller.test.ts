@@ -21,8 +21,16 @@ before(async () => {
   await installToyCrd(client);
 });
 
+/** What the controller asked its work queue for, by key: requeue delays, and retries with the failures counted before each. */
+interface QueueRequests {
+  delays: Map<string, number[]>;
+  retries: Map<string, number[]>;
+}
+
+const BASE_DELAY_MS = 100;
+
 /** A controller for the toy kind, scoped to one test's namespace and stopped when the test ends. */
-async function startToyController(t: TestContext, namespace: string) {
+async function startToyController(t: TestContext, namespace: string, requests?: QueueRequests) {
   const reconciler = toyReconciler();
   const controller = new Controller<Toy>(reconciler, {
     client,
@@ -30,8 +38,23 @@ async function startToyController(t: TestContext, namespace: string) {
     concurrent: 2,
     log: silentLogger,
     reportingController: 'toy-controller',
-    queue: { baseDelayMs: 100, maxDelayMs: 2_000 },
+    queue: { baseDelayMs: BASE_DELAY_MS, maxDelayMs: 2_000 },
   });
+  if (requests) {
+    // Counted, not timed: the delays the controller asks for are exact, the wall clock under load is not.
+    const queue = controller.queue;
+    const push = (m: Map<string, number[]>, key: string, v: number) => m.set(key, [...(m.get(key) ?? []), v]);
+    const addAfter = queue.addAfter.bind(queue);
+    queue.addAfter = (key, ms) => {
+      push(requests.delays, key, ms);
+      addAfter(key, ms);
+    };
+    const addRateLimited = queue.addRateLimited.bind(queue);
+    queue.addRateLimited = (key) => {
+      push(requests.retries, key, queue.failures(key));
+      addRateLimited(key);
+    };
+  }
   await controller.start();
   t.after(() => controller.stop(1_000));
   return reconciler.log;
@@ -45,15 +68,26 @@ const condition = (obj: Toy, type: string) => obj.status?.conditions?.find((c) =
 describe('Controller with a toy reconciler on the real API server', () => {
   test('requeues at spec.interval', async (t) => {
     const ns = await testNamespace(t, 'requeue');
-    const log = await startToyController(t, ns);
+    const requests: QueueRequests = { delays: new Map(), retries: new Map() };
+    const log = await startToyController(t, ns, requests);
     await client.create(toy(ns, 'ticker', { interval: '1s' }));
-    const times = await eventually('three reconciles', async () => {
-      const ts = log.reconciles.get(`${ns}/ticker`) ?? [];
-      return ts.length >= 3 ? ts : undefined;
-    });
+    const key = `${ns}/ticker`;
+    const times = await eventually(
+      'three reconciles',
+      async () => {
+        const ts = log.reconciles.get(key) ?? [];
+        return ts.length >= 3 ? ts : undefined;
+      },
+      30_000,
+    );
+    // Each success asked for the 1 s interval, with the controller's ±5% jitter.
+    const delays = requests.delays.get(key) ?? [];
+    assert.ok(delays.length >= 2, `requeues asked for: ${delays.join(', ')}`);
+    for (const ms of delays)
+      assert.ok(ms >= 950 && ms <= 1_050, `requeue after ${ms} ms, not the 1s interval`);
+    // A lower bound only, which load cannot break: no reconcile came before its interval was up.
     const gaps = times.slice(1).map((v, i) => v - times[i]!);
-    for (const gap of gaps)
-      assert.ok(gap >= 800 && gap < 2_500, `gap ${gap} ms is not about the 1s interval`);
+    for (const gap of gaps) assert.ok(gap >= 950 - 10, `gap ${gap} ms is shorter than the 1s interval`);
     const live = await getToy(ns, 'ticker');
     assert.equal(ready(live)?.status, 'True');
     assert.equal(live.status?.observedGeneration, live.metadata.generation);
@@ -61,7 +95,8 @@ describe('Controller with a toy reconciler on the real API server', () => {
 
   test('backs off after failures, then recovers and reports Ready', async (t) => {
     const ns = await testNamespace(t, 'backoff');
-    const log = await startToyController(t, ns);
+    const requests: QueueRequests = { delays: new Map(), retries: new Map() };
+    const log = await startToyController(t, ns, requests);
     await client.create(toy(ns, 'flaky', { failTimes: 3, interval: '1h' }));
     const live = await eventually('Ready after the failures', async () => {
       const obj = await getToy(ns, 'flaky');
@@ -69,10 +104,15 @@ describe('Controller with a toy reconciler on the real API server', () => {
     });
     const times = log.reconciles.get(`${ns}/flaky`)!;
     assert.equal(times.length, 4, 'three failures and one success');
+    // Each failure was retried through the backoff, with one more failure counted each time:
+    // base 100 ms doubling, so 100, 200 and 400 ms (±10% jitter).
+    assert.deepEqual(requests.retries.get(`${ns}/flaky`), [0, 1, 2]);
+    // Lower bounds only, which load cannot break: each retry waited at least its backoff.
     const gaps = times.slice(1).map((v, i) => v - times[i]!);
-    // base 100 ms doubling: about 100, 200, 400 (±10% jitter)
-    // Compare the first and last gap only: 4x apart, so scheduling noise cannot reorder them.
-    assert.ok(gaps[2]! > gaps[0]! + 150, `backoff does not grow: ${gaps.join(', ')} ms`);
+    gaps.forEach((gap, i) => {
+      const least = BASE_DELAY_MS * 2 ** i * 0.9 - 10;
+      assert.ok(gap >= least, `retry ${i + 1} came after ${gap} ms, before its ${least} ms backoff`);
+    });
     assert.equal(condition(live, 'Reconciling'), undefined);
     assert.equal(live.status?.count, 4);
   });
