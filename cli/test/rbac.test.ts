@@ -16,23 +16,24 @@ test("each operator's ServiceAccount can do its job and nothing it has no busine
     await client.apply(obj, { fieldManager: 'mooring-cli-test', force: true });
     t.after(() => client.delete({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name }));
   }
+  const ours = new Set(objects.filter((o) => o.kind === 'ClusterRole').map((o) => o.metadata.name));
   for (const binding of objects.filter((o) => o.kind === 'ClusterRoleBinding')) {
+    const roleName = (binding.roleRef as { name: string }).name;
     const obj = {
       ...binding,
       metadata: { name: `${binding.metadata.name}${suffix}` },
+      // Built-in roles (cluster-admin for mooring-reconciler) keep their name.
       roleRef: {
         ...(binding.roleRef as object),
-        name: `${(binding.roleRef as { name: string }).name}${suffix}`,
+        name: ours.has(roleName) ? `${roleName}${suffix}` : roleName,
       },
       subjects: (binding.subjects as { kind: string; name: string }[]).map((s) => ({ ...s, namespace: ns })),
     };
     await client.apply(obj, { fieldManager: 'mooring-cli-test', force: true });
     t.after(() => client.delete({ apiVersion: obj.apiVersion, kind: obj.kind, name: obj.metadata.name }));
   }
-  const as = (sa: string): Impersonation => ({
-    user: `system:serviceaccount:${ns}:${sa}`,
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
-  });
+  // The API server adds a service account's groups itself when none are impersonated.
+  const as = (sa: string): Impersonation => ({ user: `system:serviceaccount:${ns}:${sa}` });
   const allowed = async (sa: string, call: (who: Impersonation) => Promise<unknown>): Promise<boolean> => {
     try {
       await call(as(sa));
@@ -85,12 +86,33 @@ test("each operator's ServiceAccount can do its job and nothing it has no busine
     15_000,
   );
 
+  /** Whether `who` may `verb` `resource` (in `namespace`): a SubjectAccessReview, for verbs such as impersonate. */
+  const may = (resource: string, verb: string, namespace?: string) => async (who: Impersonation) => {
+    const review = (await client.create({
+      apiVersion: 'authorization.k8s.io/v1',
+      kind: 'SubjectAccessReview',
+      metadata: {},
+      spec: {
+        user: who.user,
+        groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
+        resourceAttributes: { resource, verb, namespace, name: 'x' },
+      },
+    } as unknown as KubeObject)) as KubeObject & { status?: { allowed?: boolean } };
+    if (!review.status?.allowed) throw new ApiError('POST', 'subjectaccessreviews', 403, undefined, 'denied');
+  };
   const table: [string, string, (who: Impersonation) => Promise<unknown>, boolean][] = [
     ['source', 'list GitRepositories', list('source.mooring.dev/v1', 'GitRepository'), true],
     ['source', 'read Secrets (source credentials)', list('v1', 'Secret'), true],
     ['source', 'create Deployments', createDeployment, false],
     ['source', 'patch Kustomizations', patchKustomization, false],
-    ['kustomize', 'create Deployments', createDeployment, true],
+    // The kustomize operator writes as the service accounts it impersonates, never as itself.
+    ['kustomize', 'create Deployments', createDeployment, false],
+    ['kustomize', 'read Secrets (decryption keys, kubeconfigs)', list('v1', 'Secret'), true],
+    ['kustomize', 'patch Kustomizations', patchKustomization, true],
+    ['kustomize', 'impersonate service accounts', may('serviceaccounts', 'impersonate', 'team'), true],
+    ['kustomize', 'impersonate groups (system:masters)', may('groups', 'impersonate'), false],
+    ['kustomize', 'impersonate users', may('users', 'impersonate'), false],
+    ['mooring-reconciler', 'create Deployments (the platform Kustomizations)', createDeployment, true],
     ['notification', 'patch Kustomizations (receivers)', patchKustomization, true],
     ['notification', 'read ConfigMaps', list('v1', 'ConfigMap'), false],
     ['notification', 'create Deployments', createDeployment, false],

@@ -51,18 +51,21 @@ export interface KustomizationDeps {
 
 const HISTORY_LIMIT = 5;
 
-/** Who writes on the object's behalf: its service account, else the operator's default, else the operator. */
+/**
+ * Who writes on the object's behalf: its service account, else the operator's default, else the
+ * operator. The default is for this cluster only, where it bounds the operator's own rights; on a
+ * cluster `spec.kubeConfig` names, the kubeconfig's credentials are the authority, and only a
+ * service account the object names is impersonated there (as Flux does). No Impersonate-Group is sent: the API server adds a service account's own groups, and
+ * the operator then needs `impersonate` on serviceaccounts only, never on groups (which would
+ * let it act as system:masters).
+ */
 export function impersonationFor(
   obj: Kustomization,
   fallback: string | undefined,
 ): Impersonation | undefined {
-  const sa = obj.spec.serviceAccountName ?? fallback;
+  const sa = obj.spec.serviceAccountName ?? (obj.spec.kubeConfig ? undefined : fallback);
   if (!sa) return undefined;
-  const ns = obj.metadata.namespace ?? 'default';
-  return {
-    user: `system:serviceaccount:${ns}:${sa}`,
-    groups: ['system:serviceaccounts', `system:serviceaccounts:${ns}`, 'system:authenticated'],
-  };
+  return { user: `system:serviceaccount:${obj.metadata.namespace ?? 'default'}:${sa}` };
 }
 
 const keyOf = (o: { metadata: { namespace?: string; name?: string } }) =>
