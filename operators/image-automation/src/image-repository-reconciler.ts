@@ -7,6 +7,7 @@ import {
   type ReconcileResult,
   type Reconciler,
   StalledError,
+  timeoutSignal,
 } from '@mooring/runtime';
 import { compilePattern, InvalidPolicyError } from './policy.ts';
 import { registryClientFor, registryFailure } from './registry-access.ts';
@@ -123,7 +124,7 @@ export function imageRepositoryReconciler(deps: ImageRepositoryDeps): Reconciler
       }
 
       const timeoutMs = durationMs(repo.spec.timeout, intervalMs);
-      const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), ctx.signal]);
+      const signal = AbortSignal.any([timeoutSignal(timeoutMs), ctx.signal]);
       let tags: string[];
       try {
         const registry = await registryClientFor(deps.client, repo, ref, timeoutMs, signal);

@@ -35,6 +35,7 @@ import {
   RetryableError,
   readSecretData,
   StalledError,
+  timeoutSignal,
   WaitingError,
 } from '@mooring/runtime';
 import { commitMessageData, InvalidTemplateError, renderCommitMessage } from './commit-message.ts';
@@ -204,7 +205,7 @@ export function imageUpdateAutomationReconciler(
     const opts = {
       auth: git.auth,
       timeoutMs: git.timeoutMs,
-      signal: AbortSignal.any([AbortSignal.timeout(git.timeoutMs), ctx.signal]),
+      signal: AbortSignal.any([timeoutSignal(git.timeoutMs), ctx.signal]),
     };
     const dir = await mkdtemp(join(tmpdir(), 'mooring-image-automation-'));
     try {

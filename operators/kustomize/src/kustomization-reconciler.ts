@@ -17,6 +17,7 @@ import {
   RetryableError,
   readObjectData,
   StalledError,
+  timeoutSignal,
   WaitingError,
 } from '@mooring/runtime';
 import { type ApplyChange, ApplyError, applySet } from './apply/apply-set.ts';
@@ -257,7 +258,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       substitute: await substitutionVars(client, obj),
       owner,
     };
-    const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(timings.timeoutMs)]);
+    const signal = AbortSignal.any([ctx.signal, timeoutSignal(timings.timeoutMs)]);
     const rendered = await deps.renderCache.get(inputs, signal);
 
     const previous = status.inventory;

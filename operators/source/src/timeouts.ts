@@ -1,4 +1,4 @@
-import { parseDuration } from '@mooring/runtime';
+import { parseDuration, timeoutSignal } from '@mooring/runtime';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -14,5 +14,5 @@ export function specTimeoutMs(timeout: string | undefined): number {
 
 /** An AbortSignal that fires at the deadline or when the operator shuts down, whichever is first. */
 export function deadlineSignal(timeoutMs: number, shutdown: AbortSignal): AbortSignal {
-  return AbortSignal.any([AbortSignal.timeout(timeoutMs), shutdown]);
+  return AbortSignal.any([timeoutSignal(timeoutMs), shutdown]);
 }

@@ -119,3 +119,12 @@ export const systemClock: Clock = {
 export function jitter(ms: number, fraction = 0.1, random: () => number = Math.random): number {
   return Math.round(ms * (1 + fraction * (2 * random() - 1)));
 }
+
+/**
+ * AbortSignal.timeout with the delay kept within what a Node timer holds: past 2^31-1 ms Node
+ * fires after 1 ms, so a stored object's absurd timeout would abort every attempt at once.
+ */
+export function timeoutSignal(ms: number): AbortSignal {
+  const delay = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;
+  return AbortSignal.timeout(delay);
+}
