@@ -1,5 +1,6 @@
 /**
- * Keys remembered for a fixed time, bounded in number: the duplicate-event filter. Every key lives
+ * Keys remembered for a fixed time, bounded in number: the duplicate-event filter and the
+ * webhook replay cache. Every key lives
  * exactly `ttlMs`, so insertion order is expiry order and pruning only ever looks at the front.
  */
 export class ExpiringSet {
@@ -26,6 +27,17 @@ export class ExpiringSet {
     this.#expiry.delete(key);
     this.#expiry.set(key, now + this.#ttlMs);
     return true;
+  }
+
+  /** True when the key was added less than `ttlMs` ago. */
+  has(key: string): boolean {
+    const exp = this.#expiry.get(key);
+    return exp !== undefined && exp > this.#now();
+  }
+
+  /** Forgets the key (a delivery that was reserved but then failed). */
+  delete(key: string): void {
+    this.#expiry.delete(key);
   }
 
   get size(): number {

@@ -15,7 +15,7 @@ import { Dispatcher } from './dispatcher.ts';
 import { EventServer } from './event-server.ts';
 import { providerReconciler } from './provider-reconciler.ts';
 import type { SendOptions } from './providers/http-sender.ts';
-import { ReceiverIndex } from './receiver-index.ts';
+import { ReceiverCache } from './receiver-cache.ts';
 import { receiverReconciler } from './receiver-reconciler.ts';
 import { ReceiverServer, type ReceiverServerOptions } from './receiver-server.ts';
 
@@ -37,7 +37,16 @@ export interface NotificationTuning {
   onListening?: (ports: NotificationPorts) => void;
   send?: SendOptions;
   throttle?: ThrottleOptions;
-  receiverLimits?: Pick<ReceiverServerOptions, 'perClient' | 'perReceiver' | 'maxBodyBytes'>;
+  receiverLimits?: Pick<
+    ReceiverServerOptions,
+    | 'perSource'
+    | 'unverified'
+    | 'perReceiver'
+    | 'maxBodyBytes'
+    | 'headersTimeoutMs'
+    | 'requestTimeoutMs'
+    | 'bodyTimeoutMs'
+  >;
   /** Logger of the servers and the dispatcher; the operator's own by default. */
   log?: RuntimeLogger;
 }
@@ -91,7 +100,6 @@ function resolveFlags(ctx: OperatorContext): Resolved {
  * replica; the Alert, Provider and Receiver reconcilers under the leader lease.
  */
 export function notificationOperator(tuning: NotificationTuning = {}): OperatorDefinition {
-  const index = new ReceiverIndex();
   return {
     name: 'notification',
     extraFlags: NOTIFICATION_FLAGS,
@@ -112,9 +120,16 @@ export function notificationOperator(tuning: NotificationTuning = {}): OperatorD
         log,
         rateLimitIntervalMs: flags.rateLimitIntervalMs,
       });
+      // On every replica, like the server: a webhook is answered from this cache, never from a
+      // live read, and a replica that is not the leader answers as well as the leader.
+      const cache = new ReceiverCache(ctx.client, {
+        namespace: ctx.options.watchNamespace,
+        labelSelector: ctx.options.watchLabelSelector,
+        onError: (err) => log.warn({ err: err.message }, 'receiver cache restarting after error'),
+      });
       const receivers = new ReceiverServer({
         client: ctx.client,
-        index,
+        receivers: cache,
         log,
         noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs,
         ...tuning.receiverLimits,
@@ -127,10 +142,14 @@ export function notificationOperator(tuning: NotificationTuning = {}): OperatorD
         await events.close();
         throw err;
       }
+      // Until both informers have listed, webhooks are answered 503 with Retry-After.
+      const synced = cache.start();
       log.info({ eventsPort, receiverPort }, 'event and webhook servers listening');
       tuning.onListening?.({ events: eventsPort, receiver: receiverPort });
       return async () => {
         await receivers.close();
+        await cache.stop();
+        await synced;
         await events.close();
         dispatcher.close();
       };
@@ -141,11 +160,7 @@ export function notificationOperator(tuning: NotificationTuning = {}): OperatorD
       return [
         alertReconciler(ctx.client, cross) as Reconciler<Alert> as unknown as Reconciler<MooringObject>,
         providerReconciler(ctx.client) as Reconciler<Provider> as unknown as Reconciler<MooringObject>,
-        receiverReconciler(
-          ctx.client,
-          index,
-          cross,
-        ) as Reconciler<Receiver> as unknown as Reconciler<MooringObject>,
+        receiverReconciler(ctx.client, cross) as Reconciler<Receiver> as unknown as Reconciler<MooringObject>,
       ];
     },
   };

@@ -8,11 +8,21 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/** The body did not arrive in time (a slow client holding the connection open). */
+export class BodyTimeoutError extends Error {
+  constructor(timeoutMs: number) {
+    super(`the request body did not arrive within ${timeoutMs} ms`);
+    this.name = 'BodyTimeoutError';
+  }
+}
+
 /**
  * Reads a request body up to `limit` bytes; rejects with BodyTooLargeError as soon as the declared
- * or received length passes it, without buffering the rest.
+ * or received length passes it, without buffering the rest, and with BodyTimeoutError when the
+ * whole body has not arrived `timeoutMs` after the read started. The deadline is a timer of its
+ * own: node's requestTimeout is only checked every connectionsCheckingInterval.
  */
-export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+export function readBody(req: IncomingMessage, limit: number, timeoutMs?: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers['content-length'] ?? '0');
     if (declared > limit) {
@@ -23,24 +33,31 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     let done = false;
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => finish(new BodyTimeoutError(timeoutMs)), timeoutMs);
+    const finish = (err: Error | undefined) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      if (err) {
+        // Keep reading into nothing so an answer can still be written on this connection.
+        req.resume();
+        reject(err);
+      } else resolve(Buffer.concat(chunks));
+    };
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
       if (size > limit) {
-        done = true;
-        // Keep reading into nothing so the 413 can still be written on this connection.
-        req.resume();
-        reject(new BodyTooLargeError(limit));
+        finish(new BodyTooLargeError(limit));
         return;
       }
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (!done) resolve(Buffer.concat(chunks));
-    });
-    req.on('error', (err) => {
-      if (!done) reject(err);
-      done = true;
-    });
+    req.on('end', () => finish(undefined));
+    req.on('error', (err) => finish(err));
+    req.on('close', () => finish(new Error('the connection closed before the body was complete')));
   });
 }

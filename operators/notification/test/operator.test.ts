@@ -50,7 +50,7 @@ before(async () => {
           onListening: resolve,
           log: createLogger({ level: 'debug', name: 'notification-test', destination: log }),
           send: { attempts: 3, baseDelayMs: 20, maxDelayMs: 50 },
-          receiverLimits: { maxBodyBytes: 64 * 1024, perClient: { perSecond: 1000, burst: 1000 } },
+          receiverLimits: { maxBodyBytes: 64 * 1024, perSource: { perSecond: 1000, burst: 1000 } },
         }),
       ],
       options,
