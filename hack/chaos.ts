@@ -1,10 +1,14 @@
 // `npm run chaos [-- --trials N] [--seed S]`: the fault suite's kill -9 trials for as long as you
-// like, on the test control plane (started or reused as `npm test` does). Prints one line a trial
+// like, on a control plane of its own (.mooring/chaos-control-plane, started or reused and left
+// up; `hack/control-plane down --dir .mooring/chaos-control-plane` stops it), so a test run that
+// ends and stops the test plane cannot cut a long run short. Prints one line a trial
 // and a summary: orphans at the kill, invariant violations after recovery, convergence times.
 // A failing trial prints its seed; `--seed <it> --trials 1` replays it.
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { KubeClient } from '@mooring/runtime';
 import { runKillTrials } from '../test/fault/kill-trials.ts';
-import { testCluster } from '../test/harness/index.ts';
+import { locationAt, repoRoot, up } from './lib/control-plane.ts';
 
 const { values } = parseArgs({
   options: {
@@ -15,7 +19,10 @@ const { values } = parseArgs({
   },
 });
 
-const { client, kubeconfig } = await testCluster();
+const { kubeconfig } = await up(locationAt(join(repoRoot, '.mooring/chaos-control-plane')), (line: string) =>
+  console.log(line),
+);
+const client = await KubeClient.fromKubeconfig(kubeconfig, { qps: 200, burst: 400 });
 const seed = Number(values.seed);
 console.log(`chaos: ${values.trials} trials from seed ${seed}`);
 const results = await runKillTrials({
@@ -25,7 +32,7 @@ const results = await runKillTrials({
   trials: Number(values.trials),
   kustomizations: Number(values.kustomizations),
   maxObjects: Number(values.objects),
-  log: (line) => console.log(line),
+  log: (line: string) => console.log(line),
 });
 const times = results.map((r) => r.convergenceMs).sort((a, b) => a - b);
 const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];

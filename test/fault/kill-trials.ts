@@ -81,14 +81,19 @@ export async function runKillTrials(opts: KillTrialsOptions): Promise<TrialResul
   let operator: OperatorChild | undefined;
   const results: TrialResult[] = [];
   try {
-    source = await startInProcessOperators([sourceOperator()], ns, [
-      '--storage-path',
-      storage,
-      '--storage-addr',
-      `127.0.0.1:${storagePort}`,
-      '--storage-adv-addr',
-      artifacts.address,
-    ]);
+    source = await startInProcessOperators(
+      [sourceOperator()],
+      ns,
+      [
+        '--storage-path',
+        storage,
+        '--storage-addr',
+        `127.0.0.1:${storagePort}`,
+        '--storage-adv-addr',
+        artifacts.address,
+      ],
+      { kubeconfig },
+    );
     const repo = await git.createRepo('platform');
     const names = Array.from({ length: kustomizations }, (_, i) => `app-${i}`);
     // What Git declares for each Kustomization: ConfigMap names.
