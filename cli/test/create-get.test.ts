@@ -198,3 +198,50 @@ test('get --watch prints a row when an object changes', async (t) => {
   });
   await seen(/^late\s+True\s+Unknown/m);
 });
+
+test('get of a named object that does not exist exits 1 with one line; an empty list still exits 0', async (t) => {
+  const ns = await testNamespace(t, 'cli-get-missing');
+  const { kubeconfig } = await testCluster();
+  const env = { KUBECONFIG: kubeconfig };
+  const [named, inGroup, everywhere, empty] = await Promise.all([
+    mooring(['get', 'ks', 'nope', '-n', ns], { env }),
+    mooring(['get', 'sources', 'nope', '-n', ns], { env }),
+    mooring(['get', 'ks', 'nope', '-A'], { env }),
+    mooring(['get', 'ks', '-n', ns], { env }),
+  ]);
+  assert.equal(named.code, 1);
+  assert.equal(named.stdout, '');
+  assert.equal(
+    named.stderr,
+    `✗ Kustomization nope not found in namespace ${ns}: list them with 'mooring get kustomizations -n ${ns}'.\n`,
+  );
+  assert.equal(inGroup.code, 1);
+  assert.match(inGroup.stderr, /^✗ GitRepository or OCIRepository nope not found in namespace [^\n]*\n$/);
+  assert.equal(everywhere.code, 1);
+  assert.match(everywhere.stderr, /^✗ Kustomization nope not found in any namespace: [^\n]* -A'\.\n$/);
+  assert.equal(empty.code, 0, empty.stderr);
+  assert.equal(empty.stderr, `no objects found in namespace ${ns}\n`);
+});
+
+test('export into a pipe the reader closed (`| head`) ends quietly with 141, no stack trace', async (t) => {
+  const ns = await testNamespace(t, 'cli-export-pipe');
+  const { client, kubeconfig } = await testCluster();
+  // One object larger than a pipe holds (64 KiB), so the write cannot finish before the reader is gone.
+  await client.create({
+    apiVersion: 'source.mooring.dev/v1',
+    kind: 'GitRepository',
+    metadata: { name: 'big', namespace: ns },
+    spec: {
+      url: 'https://example.com/big.git',
+      interval: '1h',
+      suspend: true,
+      ignore: Array.from({ length: 8000 }, (_, i) => `/generated/file-${i}.json`).join('\n'),
+    },
+  });
+  const r = await mooring(['export', 'source', 'git', '-n', ns], {
+    env: { KUBECONFIG: kubeconfig },
+    closeStdout: true,
+  });
+  assert.equal(r.stderr, '');
+  assert.equal(r.code, 141);
+});

@@ -76,16 +76,27 @@ export function registerGet(program: Command): void {
         };
         const rows: string[][] = [];
         const versions = new Map<KindDefinition, string | undefined>();
+        let listed = 0;
         for (const def of match.kinds) {
           const list = await client.list(apiVersionOf(def), def.kind, {
             namespace,
             fieldSelector: name ? `metadata.name=${name}` : undefined,
           });
           versions.set(def, list.metadata.resourceVersion);
+          listed += list.items.length;
           for (const obj of list.items) if (!selected || selected(obj)) rows.push(toRow(def, obj));
         }
+        const where = flags.allNamespaces ? 'any namespace' : `namespace ${ns}`;
+        // A named object that does not exist is a failure, as in Flux and kubectl; an empty list is not.
+        if (name && listed === 0) {
+          const { CliError } = await import('../cli-error.ts');
+          const kinds = match.kinds.map((k) => k.kind).join(' or ');
+          const plural = match.kinds.length === 1 ? match.kinds[0]!.plural : words[0];
+          throw new CliError(
+            `${kinds} ${name} not found in ${where}: list them with 'mooring get ${plural}${flags.allNamespaces ? ' -A' : ` -n ${ns}`}'.`,
+          );
+        }
         if (rows.length === 0 && !flags.watch) {
-          const where = flags.allNamespaces ? 'any namespace' : `namespace ${ns}`;
           const what = name ? `${match.kinds.map((k) => k.kind).join(' or ')} ${name}` : 'objects';
           process.stderr.write(`no ${what} found in ${where}\n`);
           return;
