@@ -156,3 +156,10 @@ test('check reports CRDs and missing operators (exit 1); --pre passes; uninstall
   });
   assert.ok(crd && !crd.metadata.deletionTimestamp);
 });
+
+test('install --export into a pipe the reader closed (`| head`) ends quietly with 141, no stack trace', async () => {
+  // The manifests are over 100 KB, more than a pipe holds, so the write meets the closed end.
+  const r = await mooring(['install', '--export'], { closeStdout: true });
+  assert.equal(r.stderr, '');
+  assert.equal(r.code, 141);
+});

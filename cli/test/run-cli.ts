@@ -13,7 +13,13 @@ export interface CliResult {
 /** Runs `mooring <args>` as users do, in its own process, and collects what it printed. */
 export function mooring(
   args: string[],
-  opts: { env?: Record<string, string | undefined>; input?: string; cwd?: string } = {},
+  opts: {
+    env?: Record<string, string | undefined>;
+    input?: string;
+    cwd?: string;
+    /** Close the reading end of stdout at once, as `mooring … | head` does once it has its lines. */
+    closeStdout?: boolean;
+  } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [MAIN, ...args], {
@@ -23,6 +29,7 @@ export function mooring(
     });
     let stdout = '';
     let stderr = '';
+    if (opts.closeStdout) child.stdout.destroy();
     child.stdout.on('data', (d: Buffer) => {
       stdout += d.toString();
     });
