@@ -14,7 +14,7 @@ import { registerLogs } from './commands/logs.ts';
 import { registerObjectCommands } from './commands/objects.ts';
 import { registerReconcile } from './commands/reconcile.ts';
 import { registerTrace } from './commands/trace.ts';
-import { registerVersion } from './commands/version.ts';
+import { cliVersion, registerVersion } from './commands/version.ts';
 
 /** The whole command tree; `main.ts` parses argv with it and completion walks it. */
 export function buildProgram(): Command {
@@ -25,6 +25,10 @@ export function buildProgram(): Command {
     )
     .addOption(new Option('--context <name>', 'kubeconfig context to use'))
     .addOption(new Option('-n, --namespace <ns>', "namespace (default the context's, else 'default')"))
+    .addHelpText(
+      'after',
+      "\n'mooring --version' prints the CLI's version, as 'mooring version --client' does.",
+    )
     .showSuggestionAfterError(true)
     .configureOutput({ outputError: (str, write) => write(str) });
   registerVersion(program);
@@ -45,8 +49,30 @@ export function buildProgram(): Command {
   return program;
 }
 
+// Global options that take a value, so their value is not mistaken for a command.
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(['--kubeconfig', '--context', '-n', '--namespace']);
+
+/**
+ * `mooring --version` or `-v` before any command, as `flux --version`. It is not a commander
+ * option: commander reads program options after the command too, and `install --version <tag>`
+ * and `bootstrap --version <tag>` are the command's own flags.
+ */
+function asksForVersion(argv: string[]): boolean {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--version' || arg === '-v') return true;
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) return false;
+  }
+  return false;
+}
+
 /** Parses `argv` (without node and script), runs the command and returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
+  if (asksForVersion(argv)) {
+    process.stdout.write(`mooring: v${cliVersion()}\n`);
+    return 0;
+  }
   const program = buildProgram();
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();

@@ -42,6 +42,12 @@ export class Session {
     if (this.#kc) return this.#kc;
     const { loadKubeConfig } = await runtime();
     const path = kubeconfigPath(this.options);
+    // Without any kubeconfig client-node falls back to http://localhost:8080 and then refuses it
+    // for being plain HTTP; say what is really missing. In a pod it reads the service account.
+    if (!path && !process.env.KUBECONFIG && !process.env.KUBERNETES_SERVICE_HOST)
+      throw new CliError(
+        `no kubeconfig found ($KUBECONFIG is not set and ${join(homedir(), '.kube', 'config')} does not exist): pass --kubeconfig <file>.`,
+      );
     let kc: KubeConfig;
     try {
       kc = loadKubeConfig(path);
@@ -76,11 +82,34 @@ export class Session {
     }
   }
 
+  /** The API server the kubeconfig and --context name, or undefined when there is none to read. */
+  async server(): Promise<string | undefined> {
+    try {
+      return (await this.#config()).getCurrentCluster()?.server;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The API client, created once. */
   client(): Promise<KubeClient> {
     this.#client ??= (async () => {
       const { HttpsTransport, KubeClient } = await runtime();
-      const transport = await HttpsTransport.create(await this.#config());
+      const kc = await this.#config();
+      let transport: Awaited<ReturnType<Runtime['HttpsTransport']['create']>>;
+      try {
+        transport = await HttpsTransport.create(kc);
+      } catch (err) {
+        const server = kc.getCurrentCluster()?.server;
+        const message = (err as Error).message;
+        if (/HTTP protocol is not allowed/.test(message))
+          throw new CliError(
+            `the kubeconfig's server ${server} is plain HTTP, which is refused unless its cluster sets insecure-skip-tls-verify: use the server's https:// address.`,
+          );
+        throw new CliError(
+          `cannot use the kubeconfig's settings for ${server} (${message}): check --kubeconfig and --context.`,
+        );
+      }
       return new KubeClient(transport, { userAgent: 'mooring-cli', qps: 100, burst: 200 });
     })();
     return this.#client;

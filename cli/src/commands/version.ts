@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { KubeClient } from '@mooring/runtime';
 import type { Command } from 'commander';
 import { CLI_DIR } from '../cli-paths.ts';
-import { sessionOf } from '../session.ts';
+import { type Session, sessionOf } from '../session.ts';
 
 /** The CLI's version, from its package.json. */
 export function cliVersion(): string {
@@ -18,6 +19,24 @@ function imageVersion(image: string): string {
   if (at >= 0) return image.slice(at + 1);
   const colon = image.lastIndexOf(':');
   return colon > image.lastIndexOf('/') ? image.slice(colon + 1) : 'latest';
+}
+
+/**
+ * The line `version` ends with when no cluster answered: which server, and why in plain words.
+ * Anything else (the server answered and refused) is left as it is.
+ */
+async function unreachable(session: Session, err: unknown): Promise<unknown> {
+  const { CliError, connectionProblem } = await import('../cli-error.ts');
+  const problem = connectionProblem(err);
+  if (problem) {
+    const server = await session.server();
+    return new CliError(
+      `no cluster reached${server ? ` at ${server}` : ''}: ${problem}; check --kubeconfig and --context, or start a cluster.`,
+    );
+  }
+  // The kubeconfig is missing, unreadable or unusable: no request was sent.
+  if (err instanceof CliError) return new CliError(`no cluster reached: ${err.message}`, err.exitCode);
+  return err;
 }
 
 /**
@@ -37,25 +56,31 @@ export function registerVersion(program: Command): void {
       const session = sessionOf(cmd);
       // The operators live in mooring-system whatever the context's namespace; -n overrides.
       const namespace = session.options.namespace ?? 'mooring-system';
-      await session.use(async (client) => {
-        const { OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
-        let found = 0;
-        for (const name of OPERATOR_DEPLOYMENTS) {
-          const dep = await client.getOrUndefined({
-            apiVersion: 'apps/v1',
-            kind: 'Deployment',
-            namespace,
-            name,
-          });
-          const image = (
-            dep?.spec as { template?: { spec?: { containers?: { image?: string }[] } } } | undefined
-          )?.template?.spec?.containers?.[0]?.image;
-          if (!image) continue;
-          found++;
-          process.stdout.write(`${name}: ${imageVersion(image)}\n`);
-        }
-        if (found === 0)
-          process.stderr.write(`no Mooring operators in ${namespace}: install them with 'mooring install'\n`);
-      });
+      try {
+        await session.use(async (client) => operatorVersions(client, namespace));
+      } catch (err) {
+        throw await unreachable(session, err);
+      }
     });
+}
+
+/** Each operator Deployment's image tag in `namespace`, one line each, or a note that there are none. */
+async function operatorVersions(client: KubeClient, namespace: string): Promise<void> {
+  const { OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
+  let found = 0;
+  for (const name of OPERATOR_DEPLOYMENTS) {
+    const dep = await client.getOrUndefined({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      namespace,
+      name,
+    });
+    const image = (dep?.spec as { template?: { spec?: { containers?: { image?: string }[] } } } | undefined)
+      ?.template?.spec?.containers?.[0]?.image;
+    if (!image) continue;
+    found++;
+    process.stdout.write(`${name}: ${imageVersion(image)}\n`);
+  }
+  if (found === 0)
+    process.stderr.write(`no Mooring operators in ${namespace}: install them with 'mooring install'\n`);
 }
