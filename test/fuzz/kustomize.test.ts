@@ -558,7 +558,7 @@ describe('fuzz: kustomize parsers and builds', () => {
         ),
         parseBoth,
       ),
-      500,
+      400,
     );
   });
 
@@ -567,7 +567,7 @@ describe('fuzz: kustomize parsers and builds', () => {
       t,
       import.meta.url,
       fc.asyncProperty(mutatedTree, buildOptions, (tree, options) => buildTree(tree, options)),
-      200,
+      150,
     );
     report(t);
   });
@@ -577,7 +577,7 @@ describe('fuzz: kustomize parsers and builds', () => {
       t,
       import.meta.url,
       fc.asyncProperty(treeWithGeneratedKustomization, (tree) => buildTree(tree)),
-      200,
+      150,
     );
     report(t);
   });

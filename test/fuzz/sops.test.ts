@@ -182,7 +182,7 @@ describe('fuzz: SOPS files', () => {
       t,
       import.meta.url,
       fc.asyncProperty(damaged, ([f, content]) => checkDecrypt(f, content)),
-      300,
+      200,
     );
     t.diagnostic(`${outcomes.decrypted} decrypted, ${outcomes.refused} refused`);
   });
@@ -201,7 +201,7 @@ describe('fuzz: SOPS files', () => {
         ),
         ([f, content]) => checkManifest(f, content),
       ),
-      200,
+      150,
     );
   });
 
@@ -234,7 +234,7 @@ describe('fuzz: SOPS files', () => {
           'decrypted with a key that is not the file’s',
         );
       }),
-      200,
+      150,
     );
     await new Promise((r) => setImmediate(r));
     if (warnings.length > 0)
