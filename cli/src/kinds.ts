@@ -1,5 +1,5 @@
-import { KINDS, type KindDefinition } from '@mooring/api';
-import { CliError } from './cli-error.ts';
+import { KINDS, type KindDefinition, KUSTOMIZATION_SOURCE_KINDS } from '@mooring/api';
+import { CliError, EXIT_ERROR } from './cli-error.ts';
 
 /** Words users type for each kind (Flux's `source git`, kubectl's plurals and short names). */
 const PHRASES: Record<string, string[]> = {
@@ -62,4 +62,37 @@ export function requireKinds(words: string[], allowGroups: boolean): KindMatch {
 /** `<group>/<version>` of a kind. */
 export function apiVersionOf(def: KindDefinition): string {
   return `${def.group}/${def.version}`;
+}
+
+/** A source a Kustomization reads, as `spec.sourceRef` holds it. */
+export interface SourceReference {
+  kind: string;
+  name: string;
+  namespace?: string;
+}
+
+/**
+ * `--source [Kind/][namespace/]name` as Flux takes it: the kind in any case, or as kubectl
+ * shortens it (`gitrepository`, `Gitrepo`, `ocirepo`), GitRepository when left out. A kind a
+ * Kustomization cannot read is a usage error naming those it can, before anything is sent.
+ */
+export function parseSourceRef(value: string, flag = '--source'): SourceReference {
+  const parts = value.split('/');
+  if (parts.length > 3 || parts.some((p) => !p))
+    throw new CliError(
+      `${flag} '${value}' is not [Kind/][namespace/]name: write it as ${flag} GitRepository/my-repo.`,
+      EXIT_ERROR,
+    );
+  if (parts.length === 1) return { kind: 'GitRepository', name: parts[0]! };
+  const [word, a, b] = parts as [string, string, string | undefined];
+  const sources = KINDS.filter((k) => (KUSTOMIZATION_SOURCE_KINDS as readonly string[]).includes(k.kind));
+  const def = sources.find((k) =>
+    [k.kind.toLowerCase(), k.singular, k.plural, ...k.shortNames].includes(word.toLowerCase()),
+  );
+  if (!def)
+    throw new CliError(
+      `${flag} kind '${word}' is not a source a Kustomization can read: use ${KUSTOMIZATION_SOURCE_KINDS.join(' or ')}, e.g. ${flag} GitRepository/${b ?? a}.`,
+      EXIT_ERROR,
+    );
+  return b === undefined ? { kind: def.kind, name: a } : { kind: def.kind, namespace: a, name: b };
 }

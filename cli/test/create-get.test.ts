@@ -245,3 +245,28 @@ test('export into a pipe the reader closed (`| head`) ends quietly with 141, no 
   assert.equal(r.stderr, '');
   assert.equal(r.code, 141);
 });
+
+test('create kustomization --source takes kinds in any case and a bare name as GitRepository; an unknown kind is refused before anything is sent', async () => {
+  const refs = async (source: string): Promise<unknown> => {
+    const r = await mooring(['create', 'ks', 'app', '--source', source, '-n', 'team', '--export']);
+    assert.equal(r.code, 0, `${source}: ${r.stderr}`);
+    return (parseAllDocuments(r.stdout)[0]!.toJS() as { spec: { sourceRef: unknown } }).spec.sourceRef;
+  };
+  assert.deepEqual(await refs('Gitrepo/x'), { kind: 'GitRepository', name: 'x' });
+  assert.deepEqual(await refs('gitrepository/x'), { kind: 'GitRepository', name: 'x' });
+  assert.deepEqual(await refs('OCIREPOSITORY/infra/x'), {
+    kind: 'OCIRepository',
+    namespace: 'infra',
+    name: 'x',
+  });
+  assert.deepEqual(await refs('x'), { kind: 'GitRepository', name: 'x' });
+  // No kubeconfig can be read, so an error about the kind shows nothing was sent first.
+  const bad = await mooring(['create', 'ks', 'app', '--source', 'Bucket/x'], {
+    env: { KUBECONFIG: '/nonexistent/kubeconfig' },
+  });
+  assert.equal(bad.code, 2);
+  assert.equal(
+    bad.stderr,
+    "✗ --source kind 'Bucket' is not a source a Kustomization can read: use GitRepository or OCIRepository, e.g. --source GitRepository/x.\n",
+  );
+});

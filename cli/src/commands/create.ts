@@ -64,7 +64,11 @@ function creator(
   name: string,
   description: string,
   configure: (cmd: Command) => Command,
-  build: (flags: Flags) => { apiVersion: string; kind: string; spec?: Spec; extra?: Spec },
+  build: (
+    flags: Flags,
+  ) =>
+    | { apiVersion: string; kind: string; spec?: Spec; extra?: Spec }
+    | Promise<{ apiVersion: string; kind: string; spec?: Spec; extra?: Spec }>,
 ): Command {
   const cmd = parent.command(name).description(description).argument('<name>', 'object name');
   configure(cmd)
@@ -73,7 +77,7 @@ function creator(
   cmd.action(async (objName: string, flags: Flags, self: Command) => {
     const session = sessionOf(self);
     const namespace = await session.namespace();
-    const made = build(flags);
+    const made = await build(flags);
     const obj = clean({
       apiVersion: made.apiVersion,
       kind: made.kind,
@@ -162,7 +166,10 @@ function registerKustomization(create: Command): void {
     (c) =>
       c
         .alias('ks')
-        .requiredOption('--source <Kind/name>', 'source, e.g. GitRepository/app or OCIRepository/ns/app')
+        .requiredOption(
+          '--source <[Kind/]name>',
+          'source, e.g. GitRepository/app, ocirepository/ns/app, or app for GitRepository/app',
+        )
         .option('--path <path>', 'directory in the source', './')
         .option('--prune', 'delete objects removed from the source', false)
         .option('--no-prune', 'keep objects removed from the source')
@@ -186,8 +193,9 @@ function registerKustomization(create: Command): void {
           collect,
         )
         .option('--decryption-secret <name>', 'Secret with SOPS age keys'),
-    (f) => {
-      const source = objectRef(String(f.source), '--source');
+    async (f) => {
+      const { parseSourceRef } = await import('../kinds.ts');
+      const source = parseSourceRef(String(f.source));
       const deps = (f.dependsOn as string[] | undefined)?.map((d) => {
         const [a, b] = d.split('/');
         return b === undefined ? { name: a } : { namespace: a, name: b };
