@@ -2,20 +2,24 @@
 // model-serving stack in Git (`infra`, then `apps` with a `staging` overlay); Mooring's source,
 // kustomize and notification operators run in this process against the real API server. Every
 // step is a commit, a webhook or a kubectl-style edit, and the demo measures how long Mooring
-// takes to make the cluster match Git again. `--once` exits after the walk-through.
+// takes to make the cluster match Git again. `--once` exits after the walk-through; without it the
+// operators keep reconciling (every namespace) under a live status table until Ctrl-C.
+import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
-import { parseArgs } from 'node:util';
+import { dirname, join, relative } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
 import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import { kustomizeOperator } from '@mooring/kustomize-operator';
 import { notificationOperator } from '@mooring/notification-operator';
 import { KubeClient, type KubeObject, parseOperatorOptions, runOperators } from '@mooring/runtime';
 import { sourceOperator } from '@mooring/source-operator';
 import { GitServer } from '@mooring/test/harness';
+import { markLocalOperators } from './demo-marker.ts';
+import { followStatus, STATUS_KINDS, statusRows, tableLines } from './demo-table.ts';
 import { repoRoot } from './lib/control-plane.ts';
 
 const { values } = parseArgs({
@@ -25,6 +29,8 @@ const kubeconfig = values.kubeconfig!;
 const client = await KubeClient.fromKubeconfig(kubeconfig);
 const NS = 'mooring-demo';
 const APP_NS = 'models';
+/** How often the demo's GitRepository fetches: a plain `git push` is applied within this. */
+const GIT_INTERVAL = '10s';
 const say = (line = '') => console.log(line);
 const step = (n: number, title: string) => say(`\n${n}. ${title}`);
 
@@ -100,6 +106,10 @@ configMapGenerator:
       - MODEL_VERSION=${modelVersion}
       - MAX_BATCH=32
 `,
+    // For trying `mooring create` in another namespace (the demo prints the commands).
+    'hello/kustomization.yaml': 'resources:\n  - hello.yaml\n',
+    'hello/hello.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hello\n  namespace: default\ndata:\n  greeting: hello from Git\n',
     'apps/staging/canary.yaml': options.canary
       ? 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: canary-traffic\ndata:\n  weight: "10"\n'
       : null,
@@ -125,28 +135,9 @@ const applied = (name: string, rev: string) => async () => {
   return k.status?.lastAppliedRevision === rev && readyOf(k)?.status === 'True' ? k : undefined;
 };
 
-/** The live status table, as `mooring get all` shows it. */
+/** The status table, as `mooring get all -A` shows it. */
 async function statusTable(): Promise<void> {
-  const rows: string[][] = [['KIND', 'NAME', 'REVISION', 'READY', 'MESSAGE']];
-  for (const [apiVersion, kind] of [
-    [SOURCE_API_VERSION, 'GitRepository'],
-    [KUSTOMIZE_API_VERSION, 'Kustomization'],
-    [NOTIFICATION_API_VERSION, 'Receiver'],
-  ] as const) {
-    for (const o of (await client.list<Mooring>(apiVersion, kind, { namespace: NS })).items) {
-      const ready = readyOf(o);
-      const rev = o.status?.lastAppliedRevision ?? o.status?.artifact?.revision ?? '';
-      rows.push([
-        kind,
-        o.metadata.name ?? '',
-        rev.replace(/(sha1:[0-9a-f]{7})[0-9a-f]+/, '$1'),
-        ready?.status ?? '-',
-        (ready?.message ?? '').slice(0, 70),
-      ]);
-    }
-  }
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) say(`   ${r.map((c, i) => c.padEnd(widths[i]!)).join('  ')}`.trimEnd());
+  for (const line of tableLines(await statusRows(client))) say(line);
 }
 
 async function showWorkloads(): Promise<void> {
@@ -174,13 +165,7 @@ async function showWorkloads(): Promise<void> {
 
 /** Releases what a previous run left (its objects carry Mooring's finalizer and no operator runs now). */
 async function cleanSlate(): Promise<void> {
-  for (const [apiVersion, kind] of [
-    [SOURCE_API_VERSION, 'GitRepository'],
-    [KUSTOMIZE_API_VERSION, 'Kustomization'],
-    [NOTIFICATION_API_VERSION, 'Receiver'],
-    [NOTIFICATION_API_VERSION, 'Alert'],
-    [NOTIFICATION_API_VERSION, 'Provider'],
-  ] as const) {
+  for (const [apiVersion, kind] of STATUS_KINDS) {
     const left = await client
       .list(apiVersion, kind, { namespace: NS })
       .catch(() => ({ items: [] as KubeObject[] }));
@@ -230,8 +215,7 @@ const options = parseOperatorOptions(
   [
     '--kubeconfig',
     kubeconfig,
-    '--watch-namespace',
-    NS,
+    // Every namespace, as an installed Mooring: `mooring create ... -n default` works here too.
     '--metrics-addr',
     '127.0.0.1:0',
     '--health-addr',
@@ -255,6 +239,7 @@ const options = parseOperatorOptions(
   { extraFlags: Object.assign({}, ...operatorDefinitions.map((d) => d.extraFlags ?? {})) },
 );
 let operators: Promise<number> | undefined;
+let unmark: (() => Promise<void>) | undefined;
 try {
   const version = await client.request<{ gitVersion: string }>({ method: 'GET', path: '/version' });
   say(
@@ -279,6 +264,12 @@ try {
     });
     operators.then(() => reject(new Error('the operators stopped early')), reject);
   });
+  // No operator Deployment runs on this plane; this Lease tells `mooring check` they run here.
+  unmark = await markLocalOperators(client, {
+    operators: ['source', 'kustomize', 'notification'],
+    watchNamespace: undefined,
+    runBy: 'npm run demo',
+  });
   const token = randomBytes(16).toString('hex');
   const kustomization = (name: string, path: string, extra: Record<string, unknown> = {}) =>
     ({
@@ -286,7 +277,8 @@ try {
       kind: 'Kustomization',
       metadata: { name, namespace: NS },
       spec: {
-        interval: '30m',
+        // Drift is corrected unasked within a minute; a new commit is applied as soon as it is fetched.
+        interval: '1m',
         prune: true,
         path,
         sourceRef: { kind: 'GitRepository', name: 'platform' },
@@ -298,7 +290,8 @@ try {
       apiVersion: SOURCE_API_VERSION,
       kind: 'GitRepository',
       metadata: { name: 'platform', namespace: NS },
-      spec: { url: repo.url, interval: '30m', ref: { branch: 'main' } },
+      // A push is fetched within GIT_INTERVAL; the Receiver's webhook makes it at once.
+      spec: { url: repo.url, interval: GIT_INTERVAL, ref: { branch: 'main' } },
     } as KubeObject,
     kustomization('infra', './infra'),
     kustomization('apps', './apps/staging', {
@@ -377,9 +370,27 @@ try {
     });
     return res.status;
   };
+  const gitRepository = {
+    apiVersion: SOURCE_API_VERSION,
+    kind: 'GitRepository',
+    namespace: NS,
+    name: 'platform',
+  };
+  type Requested = KubeObject & { status?: { lastHandledReconcileAt?: string } };
+  const requestedAt = (o: Requested) => o.metadata.annotations?.['reconcile.mooring.dev/requestedAt'];
+  const before = requestedAt(await client.get<Requested>(gitRepository));
   commit = await repo.commit(stack('1.1.0', { canary: true }), 'sentiment model 1.1.0');
   t0 = Date.now();
-  say(`   webhook answered ${await push(commit)}`);
+  const answer = await push(commit);
+  // The 10 s poll would fetch the commit too; this shows the webhook is what asked for it.
+  const handled = await until('the Receiver to trigger the GitRepository', async () => {
+    const o = await client.get<Requested>(gitRepository);
+    const at = requestedAt(o);
+    return at && at !== before && o.status?.lastHandledReconcileAt === at ? at : undefined;
+  }).catch(() => undefined);
+  say(
+    `   webhook answered ${answer}${handled ? ': the Receiver had GitRepository/platform fetch at once' : ', but the GitRepository was not asked to fetch'}`,
+  );
   await until('the promotion applied', applied('apps', `main@sha1:${commit}`));
   timings.push([values.workloads ? 'push → applied, pods Ready' : 'push → applied', Date.now() - t0]);
   say(`   applied main@sha1:${commit.slice(0, 7)} ${Date.now() - t0} ms after the push`);
@@ -414,7 +425,7 @@ try {
     return cm.data?.MAX_BATCH === '32' ? true : undefined;
   });
   timings.push(['drift corrected', Date.now() - t0]);
-  say(`   MAX_BATCH is 32 again after ${Date.now() - t0} ms (the next interval would do it unasked)`);
+  say(`   MAX_BATCH is 32 again after ${Date.now() - t0} ms (unasked, the next reconcile within 1m would)`);
 
   step(5, 'A broken commit (a file that does not exist) is refused; the last good revision keeps running.');
   const good = commit;
@@ -451,7 +462,6 @@ try {
   );
   timings.push(['fix applied, canary pruned', Date.now() - t0]);
   say(`   healed in ${Date.now() - t0} ms`);
-  await statusTable();
   await showWorkloads();
 
   say('\nSummary (this machine, this run):');
@@ -459,29 +469,58 @@ try {
   say(`   "Applied revision" alerts delivered to the team's webhook: ${alerts.length}`);
   const kc = relative(process.cwd(), kubeconfig) || kubeconfig;
   const kubectl = relative(process.cwd(), `${repoRoot}/bin/kubectl`);
-  say('\nExplore (in another terminal):');
+  say('\nExplore (in another terminal, in this directory):');
   say(`  export KUBECONFIG=${kc}`);
-  say(`  npx mooring get all -n ${NS}`);
+  say('  npx mooring get all -A');
   say(`  npx mooring tree kustomization apps -n ${NS}`);
   say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
   say(`  npx mooring trace deployment sentiment-api -n ${APP_NS}   # which Kustomization and commit`);
-  if (!values.once) {
-    // Only while the demo runs: its Git server goes with it.
-    say(`  git clone ${repo.url} /tmp/platform     # edit apps/staging, then preview it:`);
-    say(`  npx mooring diff kustomization apps -n ${NS} --path /tmp/platform/apps/staging`);
-  }
   say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
   say('  hack/control-plane down      # stop the control plane and remove its data');
-  if (!values.once) {
+  if (values.once) {
+    say('\nStatus at the end:');
+    await statusTable();
     say(
-      '\nMooring keeps reconciling (Git is at the URL above). Ctrl-C stops the operators and the Git server.',
+      '\n`npm run demo` without --once keeps Mooring running: push to its repository, suspend, create in any namespace, and watch the table follow.',
     );
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
+  } else {
+    // Only while the demo runs: its Git server goes with it. A clone of its own, so the commands
+    // below work as printed (a fixed /tmp path would already exist on a second run).
+    const clone = join(dirname(kubeconfig), 'demo-platform');
+    await rm(clone, { recursive: true, force: true });
+    await promisify(execFile)('git', ['clone', '-q', repo.url, clone]);
+    const at = relative(process.cwd(), clone) || clone;
+    say(`\nChange it while this runs (Mooring watches every namespace; the table below follows):`);
+    say(`  # ${at} is a clone of the platform repository: edit ${at}/apps/staging, then`);
+    say(`  npx mooring diff kustomization apps -n ${NS} --path ${at}/apps/staging`);
+    say(
+      `  git -C ${at} commit -qam 'my change' && git -C ${at} push -q   # fetched within ${GIT_INTERVAL}, then applied`,
+    );
+    say(`  npx mooring suspend kustomization apps -n ${NS}   # and resume`);
+    say(`  npx mooring create source git platform -n default --url ${repo.url} --branch main --interval 10s`);
+    say(
+      '  npx mooring create kustomization hello -n default --source GitRepository/platform --path ./hello --prune',
+    );
+    say('  npx mooring delete kustomization hello -n default --yes   # prunes the ConfigMap it applied');
+    const tty = !!process.stdout.isTTY && process.env.TERM !== 'dumb';
+    say(
+      `\nLive status, every namespace (${tty ? 'redrawn as it changes' : 'a line per change'}; Ctrl-C stops the operators and the Git server):`,
+    );
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.once('SIGTERM', () => stop.abort());
+    await followStatus({
+      rows: () => statusRows(client),
+      write: (text) => process.stdout.write(text),
+      output: () => ({ tty, columns: process.stdout.columns }),
+      signal: stop.signal,
     });
+    say(
+      '\nStopping Mooring and the Git server; the control plane keeps running (hack/control-plane down stops it).',
+    );
   }
 } finally {
+  await unmark?.();
   shutdown.abort();
   await operators?.catch(() => 1);
   await git.close();
