@@ -151,7 +151,8 @@ const struct =
   (v, w) => {
     anyObject(v, w);
     for (const [k, x] of Object.entries(v as JsonObject)) {
-      const check = fields[k];
+      // Own fields only: `constructor` or `__proto__` must not find Object.prototype's.
+      const check = Object.hasOwn(fields, k) ? fields[k] : undefined;
       if (check === undefined) throw new KustomizeError(`invalid Kustomization: json: unknown field "${k}"`);
       if (x !== null) check(x, w === '' ? k : `${w}.${k}`);
     }
@@ -244,7 +245,7 @@ export function parseKustomization(text: string, fileName: string): Kustomizatio
   anyObject(raw as JsonValue, fileName);
   const doc = raw as JsonObject;
   for (const key of Object.keys(doc)) {
-    const reason = refused[key];
+    const reason = Object.hasOwn(refused, key) ? refused[key] : undefined;
     if (reason !== undefined && doc[key] !== null) {
       throw new KustomizeError(`${fileName}: field "${key}": ${reason}`);
     }

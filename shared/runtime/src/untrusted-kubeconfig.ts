@@ -72,7 +72,7 @@ function isFields(value: unknown): value is Fields {
 function checkFields(where: string, value: unknown, allowed: Set<string>): Fields {
   if (!isFields(value)) throw new UntrustedKubeConfigError(`${where} is not a mapping`);
   for (const key of Object.keys(value)) {
-    const why = REFUSED[key];
+    const why = Object.hasOwn(REFUSED, key) ? REFUSED[key] : undefined;
     if (why) throw new UntrustedKubeConfigError(`${where} ${why}`);
     if (!allowed.has(key)) {
       throw new UntrustedKubeConfigError(
@@ -122,7 +122,8 @@ export function parseUntrustedKubeConfig(text: string): KubeConfig {
   }
   let doc: unknown;
   try {
-    doc = parse(text, { maxAliasCount: 50, prettyErrors: false });
+    // logLevel error: the library's warnings would quote a tenant's text on the operator's stderr.
+    doc = parse(text, { maxAliasCount: 50, prettyErrors: false, logLevel: 'error' });
   } catch (err) {
     throw new UntrustedKubeConfigError(
       `the kubeconfig is not YAML: ${(err as Error).message.split('\n')[0]}`,
@@ -163,6 +164,12 @@ export function parseUntrustedKubeConfig(text: string): KubeConfig {
   const insecure = cluster.body['insecure-skip-tls-verify'];
   if (insecure !== undefined && typeof insecure !== 'boolean') {
     throw new UntrustedKubeConfigError(`cluster '${cluster.name}' insecure-skip-tls-verify is not a boolean`);
+  }
+  // As kubectl and @kubernetes/client-node: plain HTTP only when TLS checks are off on purpose.
+  if (url.protocol === 'http:' && insecure !== true) {
+    throw new UntrustedKubeConfigError(
+      `cluster '${cluster.name}' server '${server}' is http://; use https:// (or set insecure-skip-tls-verify: true)`,
+    );
   }
 
   const u = `user '${user.name}'`;

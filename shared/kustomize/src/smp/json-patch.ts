@@ -125,7 +125,11 @@ function applyOne(document: JsonValue, operation: JsonObject): JsonValue {
       }
       return document;
     default:
-      throw new PatchStepError(`unknown op '${String(operation.op)}'`);
+      throw new PatchStepError(
+        typeof operation.op === 'string'
+          ? `unknown op '${operation.op}'`
+          : `op is not a string: ${JSON.stringify(operation.op)}`,
+      );
   }
 }
 
