@@ -128,6 +128,8 @@ const parseOptions = (limits: YamlLimits, schema: 'core' | 'yaml-1.1') => ({
   uniqueKeys: true,
   maxAliasCount: limits.maxAliasCount,
   prettyErrors: false,
+  // Warnings stay on the document; printed, they would quote a tenant's file on the operator's stderr.
+  logLevel: 'error',
 });
 
 /** Refuses values nested deeper than maxDepth (iteratively, so a hostile document cannot blow the stack). */

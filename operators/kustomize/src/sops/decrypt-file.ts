@@ -45,7 +45,11 @@ function parseSingleDocument(content: string, format: SopsFileFormat, name: stri
   let docs: Document[];
   try {
     // JSON is YAML 1.2, and the YAML parser keeps key order where JSON.parse would not.
-    docs = parseAllDocuments(content, { intAsBigInt: true, uniqueKeys: true }) as Document[];
+    docs = parseAllDocuments(content, {
+      intAsBigInt: true,
+      uniqueKeys: true,
+      logLevel: 'error',
+    }) as Document[];
   } catch {
     docs = [];
   }

@@ -25,7 +25,7 @@ function textIsSopsEncrypted(text: string): boolean {
   if (!text.includes('sops')) return false;
   if (/^sops_mac=/m.test(text)) return /^[^#=\n]+=ENC\[AES256_GCM,/m.test(text);
   try {
-    return parseAllDocuments(text).some(
+    return parseAllDocuments(text, { logLevel: 'error' }).some(
       (d) => 'errors' in d && d.errors.length === 0 && isSopsEncrypted(d.toJS()),
     );
   } catch {
