@@ -1,4 +1,5 @@
 import type { KindDefinition } from '@mooring/api';
+import type { KubeObject } from '@mooring/runtime';
 import type { Command } from 'commander';
 import { sessionOf } from '../session.ts';
 import { registerEvents } from './events.ts';
@@ -39,7 +40,9 @@ function registerSuspendResume(program: Command, verb: 'suspend' | 'resume'): vo
       async (words: string[], flags: { all?: boolean; wait: boolean; timeout: string }, cmd: Command) => {
         const { def, name } = await target(words, flags.all, verb);
         const { apiVersionOf } = await import('../kinds.ts');
-        const { getObject, reconcileAndWait } = await import('../wait-reconcile.ts');
+        const { getObject, requestPatch, requestTimestamp, waitForReconciles } = await import(
+          '../wait-reconcile.ts'
+        );
         const { parseDuration } = await import('@mooring/runtime');
         await sessionOf(cmd).use(async (client, namespace) => {
           const names = name
@@ -47,20 +50,41 @@ function registerSuspendResume(program: Command, verb: 'suspend' | 'resume'): vo
             : (await client.list(apiVersionOf(def), def.kind, { namespace })).items.map(
                 (o) => o.metadata.name!,
               );
+          // Resume every object first, then wait for them all: a Kustomization that depends on
+          // another one resumed here becomes ready only once that one is.
+          const requests = new Map<string, { requestedAt: string; object: KubeObject }>();
           for (const n of names) {
             const key = { apiVersion: apiVersionOf(def), kind: def.kind, namespace, name: n };
-            await client.mergePatch(key, { spec: { suspend: verb === 'suspend' ? true : null } });
-            process.stdout.write(
-              `✔ ${def.kind} ${namespace}/${n} ${verb === 'suspend' ? 'suspended' : 'resumed'}\n`,
-            );
-            if (verb === 'resume' && flags.wait) {
-              const outcome = await reconcileAndWait(client, def, namespace, n, parseDuration(flags.timeout));
-              process.stdout.write(
-                `${outcome.ready ? '✔' : '✗'} ${def.kind} ${namespace}/${n}: ${outcome.message}\n`,
-              );
-              if (!outcome.ready) process.exitCode = 1;
+            if (verb === 'suspend') {
+              await client.mergePatch(key, { spec: { suspend: true } });
+              process.stdout.write(`✔ ${def.kind} ${namespace}/${n} suspended\n`);
+              continue;
             }
+            const requestedAt = requestTimestamp();
+            const object = await client.mergePatch(key, {
+              spec: { suspend: null },
+              ...requestPatch(requestedAt),
+            });
+            requests.set(n, { requestedAt, object });
+            process.stdout.write(`✔ ${def.kind} ${namespace}/${n} resumed\n`);
           }
+          if (verb !== 'resume' || !flags.wait) return;
+          await waitForReconciles(
+            client,
+            def,
+            namespace,
+            requests,
+            parseDuration(flags.timeout),
+            (n, outcome) => {
+              if ('timedOut' in outcome) process.stdout.write(`✗ ${outcome.message}\n`);
+              else
+                process.stdout.write(
+                  `${outcome.ready ? '✔' : '✗'} ${def.kind} ${namespace}/${n}: ${outcome.message}\n`,
+                );
+              if ('timedOut' in outcome || !outcome.ready) process.exitCode = 1;
+            },
+            { throughDependencies: true },
+          );
         });
       },
     );
