@@ -129,7 +129,7 @@ const parseOptions = (limits: YamlLimits, schema: 'core' | 'yaml-1.1') => ({
   maxAliasCount: limits.maxAliasCount,
   prettyErrors: false,
   // Warnings stay on the document; printed, they would quote a tenant's file on the operator's stderr.
-  logLevel: 'error',
+  logLevel: 'error' as const,
 });
 
 /** Refuses values nested deeper than maxDepth (iteratively, so a hostile document cannot blow the stack). */
