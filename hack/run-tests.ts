@@ -1,46 +1,76 @@
-// Runs every *.test.ts with node's test runner. Node 20 has no glob for --test, so the files are
-// listed here. Unless KUBECONFIG names a cluster already, one control plane is started for the
-// whole run (in its own directory, so the demo's cluster is never touched) and stopped after it.
+// Runs the *.test.ts files with node's test runner. Node 20 has no glob for --test, so the files are
+// listed here. hack/lib/test-files.ts tells from each file's imports whether it needs a cluster.
+//
+//   run-tests [<word> | <file>]...  every test file, or those whose path contains a word, or the files named
+//   --unit                          only the files that need no cluster: no control plane starts (see below)
+//   --coverage                      under c8; prints lines, branches and functions per package, writes
+//                                   lcov.info and coverage-summary.json to --coverage-dir (.mooring/coverage)
+//   --list                          print each file's verdict, with the imports that lead to a cluster
+//   --concurrency <n>  --keep       files at once (2); leave the run's control plane up
+//
+// Without --unit, and unless KUBECONFIG names a cluster already, one control plane is started for
+// the whole run when any of its files needs one (in its own directory, so the demo's cluster is
+// never touched) and stopped after it. With --unit, KUBECONFIG is unset and hack/lib/unit-guard.mjs
+// is loaded into every Node process of the run, so a test that tries to start etcd or
+// kube-apiserver anyway fails with the reason.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type ControlPlaneLocation, down, repoRoot, up } from './lib/control-plane.ts';
-import { testLocation, workloadsTestLocation } from './lib/test-location.ts';
+import type { ControlPlaneLocation } from './lib/control-plane.ts';
+import { findTestFiles, TestClassifier } from './lib/test-files.ts';
 
+// hack/lib/control-plane.ts (through @mooring/runtime) takes seconds to load on a busy machine; a
+// run that needs no control plane never loads it.
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+const started = Date.now();
 const { values, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     concurrency: { type: 'string', default: '2' },
     keep: { type: 'boolean', default: false },
+    unit: { type: 'boolean', default: false },
+    coverage: { type: 'boolean', default: false },
+    'coverage-dir': { type: 'string', default: '.mooring/coverage' },
+    list: { type: 'boolean', default: false },
   },
 });
 
-const SKIP_DIRS = new Set(['node_modules', '.git', 'bin', '.mooring', 'testdata']);
+// A positional that names an existing file runs that file; any other narrows the run to the files
+// whose path contains it.
+const named = positionals.filter((p) => p.endsWith('.ts') && existsSync(p) && statSync(p).isFile());
+const words = positionals.filter((p) => !named.includes(p));
+let files = words.length || !named.length ? findTestFiles(repoRoot) : [];
+if (words.length) files = files.filter((f) => words.some((w) => relative(repoRoot, f).includes(w)));
+files = [...new Set([...files, ...named.map((p) => resolve(p))])].sort();
 
-function findTests(dir: string, out: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.isDirectory()) {
-      if (!SKIP_DIRS.has(entry.name)) findTests(join(dir, entry.name), out);
-    } else if (entry.name.endsWith('.test.ts')) out.push(join(dir, entry.name));
+const classifier = new TestClassifier(repoRoot, { cacheFile: join(repoRoot, '.mooring/test-imports.json') });
+const verdicts = new Map(files.map((f) => [f, classifier.classify(f)]));
+classifier.saveCache();
+const needsCluster = (f: string): boolean => verdicts.get(f)?.needsCluster === true;
+const show = (f: string): string => relative(repoRoot, f);
+
+if (values.list) {
+  for (const f of files) {
+    const v = verdicts.get(f);
+    console.log(
+      `${v?.needsCluster ? 'cluster' : 'unit   '} ${show(f)}${v?.needsCluster ? `  (${v.via.join(' → ')})` : ''}`,
+    );
   }
-  return out;
+  const clusterCount = files.filter(needsCluster).length;
+  console.log(`${files.length - clusterCount} need no cluster, ${clusterCount} need one`);
+  process.exit(0);
 }
 
-const roots = ['shared', 'operators', 'cli', 'test', 'hack'].map((d) => join(repoRoot, d));
-let files = roots.flatMap((r) => {
-  try {
-    return findTests(r);
-  } catch {
-    return [];
-  }
-});
-// Positional arguments narrow the run to files whose path contains one of them.
-if (positionals.length)
-  files = files.filter((f) => positionals.some((p) => relative(repoRoot, f).includes(p)));
-files.sort();
+const left = values.unit ? files.filter(needsCluster) : [];
+if (values.unit) files = files.filter((f) => !needsCluster(f));
 if (files.length === 0) {
-  console.error('run-tests: no test files matched');
+  console.error(
+    `run-tests: no test files matched${left.length ? ` (${left.length} that need a cluster left out)` : ''}`,
+  );
   process.exit(1);
 }
 
@@ -69,36 +99,133 @@ function lastUser(location: ControlPlaneLocation): boolean {
 }
 
 const env = { ...process.env };
-const ownCluster = !env.KUBECONFIG;
-const loc = testLocation();
-register(loc);
-register(workloadsTestLocation());
-if (ownCluster) {
-  const t0 = Date.now();
-  const running = await up(loc, (l) => console.error(`control-plane: ${l}`));
+// Set when this runner is itself started from a test (hack/run-tests.test.ts); node --test would
+// then run nothing.
+delete env.NODE_TEST_CONTEXT;
+const usesPlane = !values.unit && files.some(needsCluster);
+const ownCluster = usesPlane && !env.KUBECONFIG;
+const plane = usesPlane
+  ? { ...(await import('./lib/control-plane.ts')), ...(await import('./lib/test-location.ts')) }
+  : undefined;
+if (values.unit) {
+  // Nothing in a unit run may reach a cluster, not even one the caller's shell points at.
+  delete env.KUBECONFIG;
+  const guard = pathToFileURL(join(repoRoot, 'hack/lib/unit-guard.mjs')).href;
+  env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${guard}`].filter(Boolean).join(' ');
   console.error(
-    `run-tests: control plane ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${running.server}`,
+    `run-tests: ${files.length} test files that need no cluster` +
+      (left.length ? ` (${left.length} that need one are left to npm test)` : ''),
   );
-  env.KUBECONFIG = running.kubeconfig;
+} else {
+  if (plane) {
+    register(plane.testLocation());
+    register(plane.workloadsTestLocation());
+  }
+  if (plane && ownCluster) {
+    const t0 = Date.now();
+    const running = await plane.up(plane.testLocation(), (l) => console.error(`control-plane: ${l}`));
+    console.error(
+      `run-tests: control plane ready in ${((Date.now() - t0) / 1000).toFixed(1)}s at ${running.server}`,
+    );
+    env.KUBECONFIG = running.kubeconfig;
+  }
+  const clusterCount = files.filter(needsCluster).length;
+  console.error(
+    `run-tests: ${files.length} test files (${files.length - clusterCount} need no cluster, ${clusterCount} need one)`,
+  );
 }
 
-console.error(`run-tests: ${files.length} test files`);
-const child = spawn(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    '--test-reporter=spec',
-    `--test-concurrency=${values.concurrency}`,
-    ...files.map((f) => relative(repoRoot, f)),
-  ],
-  { cwd: repoRoot, env, stdio: 'inherit' },
-);
+const coverageDir = resolve(repoRoot, values['coverage-dir']);
+const nodeArgs = [
+  '--import',
+  'tsx',
+  '--test',
+  '--test-reporter=spec',
+  `--test-concurrency=${values.concurrency}`,
+  ...files.map(show),
+];
+const command = values.coverage
+  ? [
+      createRequire(import.meta.url).resolve('c8/bin/c8.js'),
+      '--reporter=json-summary',
+      '--reporter=lcovonly',
+      `--report-dir=${coverageDir}`,
+      `--temp-directory=${join(coverageDir, 'tmp')}`,
+      // The product code; tests, fixtures, benchmarks and hack/ are not what coverage is about.
+      '--include=shared/*/src/**',
+      '--include=operators/*/src/**',
+      '--include=cli/src/**',
+      '--exclude=**/*.test.ts',
+      process.execPath,
+      ...nodeArgs,
+    ]
+  : nodeArgs;
+const child = spawn(process.execPath, command, { cwd: repoRoot, env, stdio: 'inherit' });
 const code: number = await new Promise((resolve) =>
   child.on('exit', (c, signal) => resolve(c ?? (signal ? 1 : 0))),
 );
-if (lastUser(loc) && ownCluster && !values.keep) await down(loc);
-// Test files that need workloads start their own plane on first use; it goes with the run.
-if (lastUser(workloadsTestLocation()) && !values.keep) await down(workloadsTestLocation());
+if (plane) {
+  const loc = plane.testLocation();
+  if (lastUser(loc) && ownCluster && !values.keep) await plane.down(loc);
+  // Test files that need workloads start their own plane on first use; it goes with the run.
+  const workloads = plane.workloadsTestLocation();
+  if (lastUser(workloads) && !values.keep) await plane.down(workloads);
+}
+if (values.coverage) printCoverage(join(coverageDir, 'coverage-summary.json'));
+console.error(
+  `run-tests: ${files.length} test files ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+);
 process.exit(code);
+
+interface Counts {
+  total: number;
+  covered: number;
+}
+type Summary = Record<string, Record<'lines' | 'branches' | 'functions', Counts>>;
+
+/** c8's per-file summary, added up per workspace package (shared/x, operators/x, cli) and in total. */
+function printCoverage(summaryFile: string): void {
+  let summary: Summary;
+  try {
+    summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+  } catch (err) {
+    console.error(`run-tests: no coverage summary: ${(err as Error).message}`);
+    return;
+  }
+  const kinds = ['lines', 'branches', 'functions'] as const;
+  const packages = new Map<string, Record<(typeof kinds)[number], Counts>>();
+  const add = (name: string, file: Summary[string]): void => {
+    let sums = packages.get(name);
+    if (!sums) {
+      sums = {
+        lines: { total: 0, covered: 0 },
+        branches: { total: 0, covered: 0 },
+        functions: { total: 0, covered: 0 },
+      };
+      packages.set(name, sums);
+    }
+    for (const k of kinds) {
+      sums[k].total += file[k].total;
+      sums[k].covered += file[k].covered;
+    }
+  };
+  for (const [file, counts] of Object.entries(summary)) {
+    if (file === 'total') continue;
+    const parts = relative(repoRoot, file).split('/');
+    add(
+      parts[0] === 'shared' || parts[0] === 'operators' ? parts.slice(0, 2).join('/') : (parts[0] ?? file),
+      counts,
+    );
+  }
+  const cell = (c: Counts): string =>
+    `${c.total ? ((100 * c.covered) / c.total).toFixed(1) : '100.0'}% ${c.covered}/${c.total}`.padEnd(20);
+  const rows = [...packages.entries()].sort(([a], [b]) => a.localeCompare(b));
+  const total = summary.total;
+  console.error(
+    `\ncoverage of the files the tests loaded (c8; lcov in ${relative(repoRoot, coverageDir)}/lcov.info)`,
+  );
+  console.error(`${'package'.padEnd(28)}${kinds.map((k) => k.padEnd(20)).join('')}`);
+  for (const [name, sums] of rows)
+    console.error(`${name.padEnd(28)}${kinds.map((k) => cell(sums[k])).join('')}`);
+  if (total) console.error(`${'total'.padEnd(28)}${kinds.map((k) => cell(total[k])).join('')}`);
+}

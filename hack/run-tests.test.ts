@@ -1,0 +1,210 @@
+// The test runner's split into files that need a cluster and files that don't (hack/lib/test-files.ts),
+// and what `run-tests --unit` promises: only cluster-free files, no control plane, a failing test
+// fails the run.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { findTestFiles, TestClassifier } from './lib/test-files.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const scratch = mkdtempSync(join(tmpdir(), 'mooring-run-tests-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** Writes `files` (path → text) under a new directory and returns it. */
+function tree(name: string, files: Record<string, string>): string {
+  const root = join(scratch, name);
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+describe('the classification of the repository’s own test files', () => {
+  // The runner's cache of parsed imports, read but not written.
+  const classifier = new TestClassifier(repoRoot, {
+    cacheFile: join(repoRoot, '.mooring/test-imports.json'),
+  });
+
+  test('a test of pure code needs no cluster', () => {
+    assert.deepEqual(classifier.classify('shared/kstatus/src/pod.test.ts'), { needsCluster: false, via: [] });
+  });
+
+  test('importing GitServer from the harness barrel, which also exports testCluster, needs no cluster', () => {
+    assert.equal(classifier.classify('cli/test/bootstrap.test.ts').needsCluster, false);
+    assert.equal(classifier.classify('hack/gen-operations-doc.test.ts').needsCluster, false); // repoRoot only
+  });
+
+  test('a test that starts a control plane or calls testCluster needs one, and the chain says how', () => {
+    const plane = classifier.classify('test/control-plane.test.ts');
+    assert.equal(plane.needsCluster, true);
+    assert.match(plane.via.join(' → '), /^(up|down) in hack\/lib\/control-plane\.ts$/);
+    const tenant = classifier.classify('cli/test/tenant.test.ts');
+    assert.equal(tenant.needsCluster, true);
+    assert.deepEqual(tenant.via, [
+      'test/harness/in-process-operators.ts',
+      'testCluster in test/harness/cluster.ts',
+    ]);
+    // Its plane comes up through `bash hack/demo`; stopping it with down() gives it away.
+    assert.equal(classifier.classify('hack/demo.test.ts').needsCluster, true);
+  });
+
+  test('the suite splits both ways', () => {
+    const verdicts = findTestFiles(repoRoot).map((f) => classifier.classify(f).needsCluster);
+    assert.ok(verdicts.filter(Boolean).length >= 30, 'the cluster tests');
+    assert.ok(verdicts.filter((v) => !v).length >= 80, 'the unit tests');
+  });
+});
+
+describe('the import graph', () => {
+  const root = tree('graph', {
+    'package.json': JSON.stringify({ workspaces: ['test'] }),
+    'test/package.json': JSON.stringify({ name: '@x/test', exports: { './harness': './harness/index.ts' } }),
+    'test/harness/cluster.ts': 'export function testCluster() {}\nexport function uniqueName() {}\n',
+    'test/harness/git.ts': 'export class GitServer {}\n',
+    'test/harness/ready.ts':
+      "import { testCluster } from './cluster.ts';\nexport const waitForReady = () => testCluster();\n",
+    'test/harness/index.ts':
+      "export { testCluster, uniqueName } from './cluster.ts';\nexport { GitServer } from './git.ts';\nexport * from './ready.ts';\n",
+    'lib/star.ts': "export * from '../test/harness/git.ts';\nexport * from '../test/harness/ready.ts';\n",
+    'lib/fixture.ts':
+      "import { testCluster as tc } from '@x/test/harness';\nexport const make = () => tc();\n",
+    'lib/cycle-a.ts':
+      "import { b } from './cycle-b.ts';\nimport { make } from './fixture.ts';\nexport const a = () => [b, make];\n",
+    'lib/cycle-b.ts': "import { a } from './cycle-a.ts';\nexport const b = () => a;\n",
+    'pure.test.ts':
+      "import { GitServer, uniqueName } from '@x/test/harness';\nnew GitServer(); uniqueName();\n",
+    'types-only.test.ts':
+      "import type { testCluster } from './test/harness/cluster.ts';\nimport { type waitForReady } from './test/harness/index.ts';\n",
+    'direct.test.ts': "import { testCluster } from './test/harness/cluster.ts';\n",
+    'barrel.test.ts': "import { waitForReady } from './test/harness/index.ts';\n",
+    'star-pure.test.ts': "import { GitServer } from './lib/star.ts';\n",
+    'star-cluster.test.ts': "import { waitForReady } from './lib/star.ts';\n",
+    'fixture.test.ts': "import { make } from './lib/fixture.ts';\n",
+    'namespace.test.ts': "import * as h from './test/harness/cluster.ts';\n",
+    'dynamic.test.ts': "const f = await import('./lib/fixture.ts');\n",
+    'in-a-string.test.ts': "const text = `import { testCluster } from './test/harness/cluster.ts'`;\n",
+    'cycle.test.ts': "import { a } from './lib/cycle-a.ts';\n",
+  });
+  const classifier = new TestClassifier(root, {
+    entryPoints: { 'test/harness/cluster.ts': ['testCluster'] },
+  });
+  const needs = (file: string): boolean => classifier.classify(file).needsCluster;
+
+  test('names are followed through barrels and export *, to the module that defines them', () => {
+    assert.equal(needs('pure.test.ts'), false);
+    assert.equal(needs('star-pure.test.ts'), false);
+    assert.equal(needs('barrel.test.ts'), true);
+    assert.equal(needs('star-cluster.test.ts'), true);
+  });
+
+  test('a helper that calls an entry point makes every test that imports it need a cluster', () => {
+    assert.deepEqual(classifier.classify('fixture.test.ts').via, [
+      'lib/fixture.ts',
+      'testCluster in test/harness/cluster.ts',
+    ]);
+    assert.equal(needs('dynamic.test.ts'), true);
+    assert.equal(needs('cycle.test.ts'), true);
+    // Asked again, from the other side of the cycle: the first answer was not cached as "pure".
+    assert.equal(classifier.classify(join(root, 'lib/cycle-b.ts')).needsCluster, true);
+  });
+
+  test('type-only imports and text that only looks like an import need nothing', () => {
+    assert.equal(needs('types-only.test.ts'), false);
+    assert.equal(needs('in-a-string.test.ts'), false);
+  });
+
+  test('direct and whole-module imports of the entry point need a cluster', () => {
+    assert.equal(needs('direct.test.ts'), true);
+    assert.equal(needs('namespace.test.ts'), true);
+  });
+});
+
+interface Run {
+  code: number | null;
+  output: string;
+}
+
+/** Runs hack/run-tests.ts with `args`, with a KUBECONFIG a unit run must not pass on. */
+function runTests(args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', join(repoRoot, 'hack/run-tests.ts'), '--concurrency', '1', ...args],
+      { cwd: repoRoot, env: { ...process.env, KUBECONFIG: join(scratch, 'no-such-kubeconfig') } },
+      (err, stdout, stderr) =>
+        done({ code: err ? ((err.code as number | null) ?? 1) : 0, output: stdout + stderr }),
+    );
+  });
+}
+
+describe('run-tests --unit', () => {
+  const kstatus = join(repoRoot, 'shared/kstatus/src/pod.ts');
+  const dir = tree('unit-run', {
+    'passes.test.ts': [
+      "import assert from 'node:assert/strict';",
+      "import { test } from 'node:test';",
+      `import { podStatus } from '${kstatus}';`,
+      "test('passes', () => assert.equal(typeof podStatus, 'function'));",
+      "test('sees no KUBECONFIG', () => assert.equal(process.env.KUBECONFIG, undefined));",
+      '',
+    ].join('\n'),
+    'fails.test.ts': [
+      "import assert from 'node:assert/strict';",
+      "import { test } from 'node:test';",
+      "test('fails on purpose', () => assert.equal(1, 2));",
+      '',
+    ].join('\n'),
+    'starts-etcd.test.ts': [
+      "import assert from 'node:assert/strict';",
+      "import { execFileSync, spawn } from 'node:child_process';",
+      "import { test } from 'node:test';",
+      "test('cannot start etcd', () => assert.throws(() => spawn('/nowhere/bin/etcd'), { code: 'MOORING_UNIT_RUN_NO_CLUSTER' }));",
+      "test('nor can a program it runs', () => {",
+      "  const child = `require('node:child_process').spawn('kube-apiserver')`;",
+      "  assert.throws(() => execFileSync(process.execPath, ['-e', child], { stdio: 'pipe' }), /a unit run starts no control plane/);",
+      '});',
+      '',
+    ].join('\n'),
+    'needs-cluster.test.ts': `import { testCluster } from '${join(repoRoot, 'test/harness/index.ts')}';\nawait testCluster();\n`,
+  });
+
+  test('a failing test fails the run; the control plane is neither started nor reachable', async () => {
+    const run = await runTests([
+      '--unit',
+      join(dir, 'passes.test.ts'),
+      join(dir, 'fails.test.ts'),
+      join(dir, 'starts-etcd.test.ts'),
+    ]);
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /run-tests: 3 test files that need no cluster/);
+    assert.match(run.output, /✖ fails on purpose/);
+    assert.match(run.output, /ℹ pass 4\n/, run.output);
+    assert.match(run.output, /ℹ fail 1\n/);
+    assert.doesNotMatch(run.output, /control plane ready|control-plane:/);
+  });
+
+  test('files that need a cluster are left out, and a run of nothing else fails', async () => {
+    const run = await runTests(['--unit', join(dir, 'needs-cluster.test.ts')]);
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /no test files matched \(1 that need a cluster left out\)/);
+  });
+
+  test('a passing run exits 0 and, with --coverage, prints coverage by package', async () => {
+    const coverage = join(scratch, 'coverage');
+    const run = await runTests([
+      '--unit',
+      '--coverage',
+      '--coverage-dir',
+      coverage,
+      join(dir, 'passes.test.ts'),
+    ]);
+    assert.equal(run.code, 0, run.output);
+    assert.match(run.output, /^shared\/kstatus\s+\d+\.\d% \d+\/\d+/m);
+    assert.match(run.output, /^total\s+\d+\.\d% \d+\/\d+\s+\d+\.\d% \d+\/\d+\s+\d+\.\d% \d+\/\d+/m);
+  });
+});
