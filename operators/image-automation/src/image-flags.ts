@@ -1,10 +1,22 @@
-import { type OperatorOptions, OptionsError, type ParseContext } from '@mooring/runtime';
+import { type FlagTable, flagChecks, type OperatorOptions } from '@mooring/runtime';
 
-/** Flags only the image-automation operator has; the names match the source operator's where shared. */
-export const IMAGE_FLAGS: NonNullable<ParseContext['extraFlags']> = {
-  'storage-path': { type: 'string' },
-  'git-backend': { type: 'string' },
-};
+/**
+ * Flags only the image-automation operator has; the names, twins and defaults match the source
+ * operator's where both have a flag, so one command line fits the all-in-one process.
+ */
+export const IMAGE_FLAGS = {
+  'storage-path': {
+    type: 'string',
+    default: '/data',
+    help: 'Directory the scanned tag lists are kept in (`imagerepository/<namespace>/<name>/`).',
+  },
+  'git-backend': {
+    type: 'string',
+    default: 'cli',
+    help: 'How Git is spoken: `cli` (the git command) or `isomorphic` (in-process isomorphic-git).',
+    check: flagChecks.oneOf('cli', 'isomorphic'),
+  },
+} satisfies FlagTable;
 
 export interface ImageOptions {
   /** Where scanned tag lists are kept (`<path>/imagerepository/<ns>/<name>/tags.txt[.gz]`). */
@@ -12,21 +24,11 @@ export interface ImageOptions {
   gitBackend: 'cli' | 'isomorphic';
 }
 
-/** Reads the flags (each with a `MOORING_<FLAG>` environment twin) and checks them. */
-export function imageOptions(
-  options: OperatorOptions,
-  env: Record<string, string | undefined> = process.env,
-): ImageOptions {
-  const value = (name: string, fallback: string): { value: string; from: string } => {
+/** The image-automation flags, typed; `parseOperatorOptions` has resolved and checked them already. */
+export function imageOptions(options: OperatorOptions): ImageOptions {
+  const text = (name: keyof typeof IMAGE_FLAGS): string => {
     const v = options.extra[name];
-    if (typeof v === 'string' && v !== '') return { value: v, from: `--${name}` };
-    const twin = `MOORING_${name.toUpperCase().replaceAll('-', '_')}`;
-    const e = env[twin];
-    return e ? { value: e, from: twin } : { value: fallback, from: `--${name}` };
+    return typeof v === 'string' ? v : IMAGE_FLAGS[name].default;
   };
-  const backend = value('git-backend', 'cli');
-  if (backend.value !== 'cli' && backend.value !== 'isomorphic') {
-    throw new OptionsError(`${backend.from} must be cli or isomorphic, got ${backend.value}`);
-  }
-  return { storagePath: value('storage-path', '/data').value, gitBackend: backend.value };
+  return { storagePath: text('storage-path'), gitBackend: text('git-backend') as ImageOptions['gitBackend'] };
 }

@@ -1,11 +1,16 @@
-import type { OperatorDefinition } from '@mooring/runtime';
+import { type FlagTable, flagChecks, type OperatorDefinition } from '@mooring/runtime';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
 import { ArtifactCache, RenderCache } from './render.ts';
 
-/** Flags only the kustomize operator has. */
+/** Flags only the kustomize operator has, parsed and checked with the shared ones. */
 export const KUSTOMIZE_FLAGS = {
-  'concurrent-ssa': { type: 'string' as const },
-};
+  'concurrent-ssa': {
+    type: 'string',
+    default: '8',
+    help: 'Objects applied in parallel within one Kustomization (server-side apply requests in flight).',
+    check: flagChecks.wholeNumber(1, 1000),
+  },
+} satisfies FlagTable;
 
 /** The kustomize operator: Kustomizations rendered from source artifacts and applied to the cluster. */
 export function kustomizeOperator(): OperatorDefinition {
@@ -19,8 +24,11 @@ export function kustomizeOperator(): OperatorDefinition {
       return () => artifacts.clear();
     },
     reconcilers(ctx) {
-      const raw = ctx.options.extra['concurrent-ssa'] ?? process.env.MOORING_CONCURRENT_SSA;
-      const concurrentApplies = typeof raw === 'string' && /^[1-9][0-9]*$/.test(raw) ? Number(raw) : 8;
+      // Resolved and checked with the other flags: a bad value stopped the process at start-up.
+      const raw = ctx.options.extra['concurrent-ssa'];
+      const concurrentApplies = Number(
+        typeof raw === 'string' ? raw : KUSTOMIZE_FLAGS['concurrent-ssa'].default,
+      );
       return [
         kustomizationReconciler({
           client: ctx.client,

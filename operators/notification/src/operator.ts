@@ -1,9 +1,11 @@
 import type { Alert, Provider, Receiver } from '@mooring/api';
 import {
+  type FlagSpec,
+  type FlagTable,
+  flagChecks,
   type MooringObject,
   type OperatorContext,
   type OperatorDefinition,
-  OptionsError,
   parseDuration,
   parseListenAddress,
   type Reconciler,
@@ -19,12 +21,36 @@ import { ReceiverCache } from './receiver-cache.ts';
 import { receiverReconciler } from './receiver-reconciler.ts';
 import { ReceiverServer, type ReceiverServerOptions } from './receiver-server.ts';
 
-/** This operator's own flags, besides the shared ones. */
+/** The port of `--events-addr` (the URL every operator posts events to), as a listen address. */
+function eventsAddrPort(eventsAddr: string | undefined): string | undefined {
+  if (!eventsAddr) return undefined;
+  const url = new URL(eventsAddr);
+  return `:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** This operator's own flags, besides the shared ones; parsed and checked with them. */
 export const NOTIFICATION_FLAGS = {
-  'receiver-addr': { type: 'string' as const, default: ':9292' },
-  'events-listen-addr': { type: 'string' as const },
-  'rate-limit-interval': { type: 'string' as const, default: '5m' },
-};
+  'receiver-addr': {
+    type: 'string',
+    default: ':9292',
+    help: 'Address the Receiver webhook server listens on.',
+    check: flagChecks.listenAddress,
+  },
+  'events-listen-addr': {
+    type: 'string',
+    default: ':9090',
+    shown: 'the port of `--events-addr`, else `:9090`',
+    help: 'Address the event server listens on; by default the port the other operators post to, so one flag sets both ends.',
+    check: flagChecks.listenAddress,
+    derive: (get) => eventsAddrPort(get('events-addr')),
+  },
+  'rate-limit-interval': {
+    type: 'string',
+    default: '5m',
+    help: 'An event equal to one received within this time is answered 429 and not dispatched again.',
+    check: flagChecks.duration(0),
+  },
+} satisfies FlagTable;
 
 /** Ports the two servers bound, for tests that listen on port 0. */
 export interface NotificationPorts {
@@ -57,42 +83,19 @@ interface Resolved {
   rateLimitIntervalMs: number;
 }
 
-/**
- * The address events are served on: `--events-listen-addr` when given, else the port of
- * `--events-addr` (the URL every operator posts to, so one flag configures both ends), else :9090.
- */
+/** The flags, typed; `parseOperatorOptions` has resolved (the event server's port from `--events-addr`) and checked them. */
 function resolveFlags(ctx: OperatorContext): Resolved {
-  const extra = ctx.options.extra;
-  const text = (name: string) => {
-    const v = extra[name];
-    return typeof v === 'string' && v !== '' ? v : undefined;
+  const text = (name: keyof typeof NOTIFICATION_FLAGS): string => {
+    const v = ctx.options.extra[name];
+    if (typeof v === 'string') return v;
+    const spec: FlagSpec = NOTIFICATION_FLAGS[name];
+    return spec.derive?.((f) => (f === 'events-addr' ? ctx.options.eventsAddr : undefined)) ?? spec.default!;
   };
-  const listen = (flag: string, value: string) => {
-    try {
-      return parseListenAddress(value);
-    } catch (err) {
-      throw new OptionsError(`--${flag}: ${(err as Error).message}`);
-    }
+  return {
+    eventsAddr: parseListenAddress(text('events-listen-addr')),
+    receiverAddr: parseListenAddress(text('receiver-addr')),
+    rateLimitIntervalMs: parseDuration(text('rate-limit-interval')),
   };
-  let eventsAddr = { host: undefined as string | undefined, port: 9090 };
-  const explicit = text('events-listen-addr');
-  if (explicit) eventsAddr = listen('events-listen-addr', explicit);
-  else if (ctx.options.eventsAddr) {
-    const url = new URL(ctx.options.eventsAddr);
-    eventsAddr = {
-      host: undefined,
-      port: url.port ? Number(url.port) : url.protocol === 'https:' ? 443 : 80,
-    };
-  }
-  const receiverAddr = listen('receiver-addr', text('receiver-addr') ?? ':9292');
-  const rateText = text('rate-limit-interval') ?? '5m';
-  let rateLimitIntervalMs: number;
-  try {
-    rateLimitIntervalMs = parseDuration(rateText);
-  } catch (err) {
-    throw new OptionsError(`--rate-limit-interval: ${(err as Error).message}`);
-  }
-  return { eventsAddr, receiverAddr, rateLimitIntervalMs };
 }
 
 /**

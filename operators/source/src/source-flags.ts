@@ -1,14 +1,46 @@
-import { type OperatorOptions, OptionsError, type ParseContext, parseDuration } from '@mooring/runtime';
+import { type FlagTable, flagChecks, type OperatorOptions, parseDuration } from '@mooring/runtime';
 
-/** Flags only the source operator has, with Flux's names and defaults. */
-export const SOURCE_FLAGS: NonNullable<ParseContext['extraFlags']> = {
-  'storage-path': { type: 'string' },
-  'storage-addr': { type: 'string' },
-  'storage-adv-addr': { type: 'string' },
-  'artifact-retention-records': { type: 'string' },
-  'artifact-retention-ttl': { type: 'string' },
-  'git-backend': { type: 'string' },
-};
+/**
+ * Flags only the source operator has, with Flux's names and defaults; parsed and checked with
+ * the shared flags (a bad value stops the process before anything connects).
+ */
+export const SOURCE_FLAGS = {
+  'storage-path': {
+    type: 'string',
+    default: '/data',
+    help: 'Directory the artifacts are kept in.',
+  },
+  'storage-addr': {
+    type: 'string',
+    default: ':9090',
+    help: 'Address the read-only artifact server listens on.',
+    check: flagChecks.listenAddress,
+  },
+  'storage-adv-addr': {
+    type: 'string',
+    help: 'Host (and port) written into artifact URLs, as consumers reach the artifact server.',
+    shown: '`localhost:<bound port>`',
+    check: flagChecks.hostPort,
+  },
+  'artifact-retention-records': {
+    type: 'string',
+    default: '2',
+    help: 'Artifacts kept per object, the current one included.',
+    check: flagChecks.wholeNumber(1),
+  },
+  'artifact-retention-ttl': {
+    type: 'string',
+    default: '60s',
+    help: 'How long an artifact that is no longer current survives.',
+    check: flagChecks.duration(0),
+  },
+  'git-backend': {
+    type: 'string',
+    default: 'cli',
+    help: 'How Git is spoken: `cli` (the git command) or `isomorphic` (in-process isomorphic-git).',
+    check: flagChecks.oneOf('cli', 'isomorphic'),
+  },
+} satisfies FlagTable;
 
 export interface SourceOptions {
   /** Where artifacts are stored. */
@@ -22,49 +54,20 @@ export interface SourceOptions {
   gitBackend: 'cli' | 'isomorphic';
 }
 
-const DEFAULTS = {
-  'storage-path': '/data',
-  'storage-addr': ':9090',
-  'artifact-retention-records': '2',
-  'artifact-retention-ttl': '60s',
-  'git-backend': 'cli',
-};
-
-/** Reads the source flags (each with a `MOORING_<FLAG>` environment twin) and checks them. */
-export function sourceOptions(
-  options: OperatorOptions,
-  env: Record<string, string | undefined> = process.env,
-): SourceOptions {
-  const value = (name: keyof typeof SOURCE_FLAGS): { value: string; from: string } | undefined => {
+/** The source flags, typed; `parseOperatorOptions` has resolved and checked them already. */
+export function sourceOptions(options: OperatorOptions): SourceOptions {
+  const value = (name: keyof typeof SOURCE_FLAGS): string | undefined => {
     const v = options.extra[name];
-    if (typeof v === 'string' && v !== '') return { value: v, from: `--${name}` };
-    const twin = `MOORING_${name.toUpperCase().replaceAll('-', '_')}`;
-    const e = env[twin];
-    if (e) return { value: e, from: twin };
-    const d = (DEFAULTS as Record<string, string>)[name];
-    return d === undefined ? undefined : { value: d, from: `--${name}` };
+    return typeof v === 'string' ? v : undefined;
   };
-  const records = value('artifact-retention-records')!;
-  if (!/^[1-9][0-9]*$/.test(records.value)) {
-    throw new OptionsError(`${records.from} must be a whole number of at least 1, got ${records.value}`);
-  }
-  const ttl = value('artifact-retention-ttl')!;
-  let retentionTtlMs: number;
-  try {
-    retentionTtlMs = parseDuration(ttl.value);
-  } catch (err) {
-    throw new OptionsError(`${ttl.from}: ${(err as Error).message}`);
-  }
-  const backend = value('git-backend')!;
-  if (backend.value !== 'cli' && backend.value !== 'isomorphic') {
-    throw new OptionsError(`${backend.from} must be cli or isomorphic, got ${backend.value}`);
-  }
+  const text = (name: keyof typeof SOURCE_FLAGS): string =>
+    value(name) ?? (SOURCE_FLAGS[name] as { default?: string }).default ?? '';
   return {
-    storagePath: value('storage-path')!.value,
-    storageAddr: value('storage-addr')!.value,
-    storageAdvAddr: value('storage-adv-addr')?.value,
-    retentionRecords: Number(records.value),
-    retentionTtlMs,
-    gitBackend: backend.value,
+    storagePath: text('storage-path'),
+    storageAddr: text('storage-addr'),
+    storageAdvAddr: value('storage-adv-addr'),
+    retentionRecords: Number(text('artifact-retention-records')),
+    retentionTtlMs: parseDuration(text('artifact-retention-ttl')),
+    gitBackend: text('git-backend') as SourceOptions['gitBackend'],
   };
 }

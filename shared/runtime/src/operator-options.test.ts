@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  checkListenCollisions,
+  describeFlags,
   describeOptions,
+  type FlagTable,
+  flagChecks,
+  mergeFlagTables,
   type OperatorOptions,
   OptionsError,
   type ParseContext,
   parseOperatorOptions,
   usage,
+  withDefaults,
 } from './operator-options.ts';
 
 const outside: ParseContext = { inClusterNamespace: () => undefined };
@@ -197,15 +203,172 @@ describe('parseOperatorOptions', () => {
       {},
       {
         ...outside,
-        extraFlags: { only: { type: 'string' }, dry: { type: 'boolean' }, absent: { type: 'string' } },
+        extraFlags: {
+          only: { type: 'string', help: 'h' },
+          dry: { type: 'boolean', help: 'h' },
+          absent: { type: 'string', help: 'h' },
+          off: { type: 'boolean', help: 'h' },
+        },
       },
     );
     assert.equal(got.concurrent, 2);
-    assert.deepEqual(got.extra, { only: 'source,kustomize', dry: true, absent: undefined });
+    assert.deepEqual(got.extra, { only: 'source,kustomize', dry: true, absent: undefined, off: false });
   });
 
   it('refuses an extra flag that shadows a shared one', () => {
-    assert.throws(() => parse([], {}, { extraFlags: { concurrent: { type: 'string' } } }), /clashes/);
+    assert.throws(
+      () => parse([], {}, { extraFlags: { concurrent: { type: 'string', help: 'h' } } }),
+      /clashes/,
+    );
+  });
+});
+
+describe('extra flags are declared like the shared ones', () => {
+  const flags: FlagTable = {
+    'concurrent-ssa': { type: 'string', default: '8', help: 'h', check: flagChecks.wholeNumber(1, 1000) },
+    'storage-addr': { type: 'string', default: ':9090', help: 'h', check: flagChecks.listenAddress },
+    'git-backend': {
+      type: 'string',
+      default: 'cli',
+      help: 'h',
+      check: flagChecks.oneOf('cli', 'isomorphic'),
+    },
+    'adv-addr': { type: 'string', help: 'h', check: flagChecks.hostPort },
+    ttl: { type: 'string', default: '60s', help: 'h', check: flagChecks.duration(0) },
+    dry: { type: 'boolean', help: 'h' },
+    'listen-addr': {
+      type: 'string',
+      default: ':9090',
+      help: 'h',
+      check: flagChecks.listenAddress,
+      derive: (get) => (get('events-addr') ? `:${new URL(get('events-addr')!).port}` : undefined),
+    },
+  };
+  const extra = (argv: string[], env: Record<string, string> = {}) =>
+    parse(argv, env, { ...outside, extraFlags: flags }).extra;
+
+  it('resolves each from the flag, else its MOORING_ twin, else its default', () => {
+    assert.deepEqual(extra([]), {
+      'concurrent-ssa': '8',
+      'storage-addr': ':9090',
+      'git-backend': 'cli',
+      'adv-addr': undefined,
+      ttl: '60s',
+      dry: false,
+      'listen-addr': ':9090',
+    });
+    assert.equal(extra([], { MOORING_CONCURRENT_SSA: '3' })['concurrent-ssa'], '3');
+    assert.equal(extra(['--concurrent-ssa', '5'], { MOORING_CONCURRENT_SSA: '3' })['concurrent-ssa'], '5');
+    assert.equal(extra([], { MOORING_DRY: 'true' }).dry, true);
+    assert.equal(extra(['--dry=false'], { MOORING_DRY: 'true' }).dry, false);
+    assert.equal(
+      extra(['--adv-addr', 'source.mooring-system.svc.cluster.local.'])['adv-addr'],
+      'source.mooring-system.svc.cluster.local.',
+    );
+  });
+
+  it('derives a default from the shared flags, below the flag and its twin', () => {
+    assert.equal(extra(['--events-addr', 'http://localhost:7000/'])['listen-addr'], ':7000');
+    assert.equal(
+      extra(['--events-addr', 'http://localhost:7000/', '--listen-addr', '127.0.0.1:0'])['listen-addr'],
+      '127.0.0.1:0',
+    );
+  });
+
+  // A bad value used to become the default without a word (`--concurrent-ssa abc` ran with 8).
+  const bad: [string, string[], Record<string, string>, RegExp][] = [
+    [
+      '--concurrent-ssa abc',
+      ['--concurrent-ssa', 'abc'],
+      {},
+      /^--concurrent-ssa must be a whole number from 1 to 1000, got "abc"$/,
+    ],
+    [
+      '--concurrent-ssa 0',
+      ['--concurrent-ssa=0'],
+      {},
+      /^--concurrent-ssa must be a whole number from 1 to 1000, got "0"$/,
+    ],
+    [
+      'MOORING_CONCURRENT_SSA=-1',
+      [],
+      { MOORING_CONCURRENT_SSA: '-1' },
+      /^MOORING_CONCURRENT_SSA \(twin of --concurrent-ssa\) must be a whole number/,
+    ],
+    [
+      '--storage-addr',
+      ['--storage-addr', 'localhost'],
+      {},
+      /^--storage-addr: invalid listen address "localhost"/,
+    ],
+    [
+      '--git-backend',
+      ['--git-backend', 'libgit2'],
+      {},
+      /^--git-backend must be one of cli, isomorphic, got "libgit2"$/,
+    ],
+    ['--adv-addr', ['--adv-addr', 'http://source/'], {}, /^--adv-addr must be host or host:port/],
+    ['--ttl', ['--ttl', '60'], {}, /^--ttl: invalid duration "60"/],
+    ['MOORING_DRY', [], { MOORING_DRY: 'maybe' }, /^MOORING_DRY \(twin of --dry\) must be true or false/],
+  ];
+  for (const [name, argv, env, want] of bad) {
+    it(`refuses ${name}`, () => {
+      assert.throws(
+        () => extra(argv, env),
+        (err: Error) => err instanceof OptionsError && want.test(err.message),
+      );
+    });
+  }
+
+  it('merges the tables of several operators; a flag both declare must agree', () => {
+    const a: FlagTable = { 'storage-path': { type: 'string', default: '/data', help: 'artifacts' } };
+    const b: FlagTable = { 'storage-path': { type: 'string', default: '/data', help: 'tag lists' } };
+    assert.deepEqual(Object.keys(mergeFlagTables([a, b, flags])), ['storage-path', ...Object.keys(flags)]);
+    const c: FlagTable = { 'storage-path': { type: 'string', default: '/tmp', help: 'other' } };
+    assert.throws(() => mergeFlagTables([a, c]), /--storage-path is declared twice/);
+  });
+
+  it('a program may change a default, and the docs say so', () => {
+    const changed = withDefaults(flags, { 'listen-addr': { default: ':9690', shown: 'else `:9690`' } });
+    assert.equal(parse([], {}, { ...outside, extraFlags: changed }).extra['listen-addr'], ':9690');
+    assert.match(describeFlags(changed), /\| `--listen-addr` \| `MOORING_LISTEN_ADDR` \| else `:9690` \|/);
+    assert.equal(flags['listen-addr']!.default, ':9090', 'the table itself is left alone');
+  });
+});
+
+describe('checkListenCollisions', () => {
+  it('refuses two servers on one port, naming both flags', () => {
+    assert.throws(
+      () =>
+        checkListenCollisions([
+          ['storage-addr', ':9090'],
+          ['events-listen-addr', ':9090'],
+        ]),
+      (err: Error) =>
+        err instanceof OptionsError &&
+        /^--storage-addr \(:9090\) and --events-listen-addr \(:9090\) would listen on the same port 9090/.test(
+          err.message,
+        ),
+    );
+    assert.throws(
+      () =>
+        checkListenCollisions([
+          ['a', ':9090'],
+          ['b', '127.0.0.1:9090'],
+        ]),
+      /same port/,
+    );
+  });
+
+  it('lets ports 0, other ports, other hosts and one metrics-and-health server be', () => {
+    checkListenCollisions([
+      ['metrics-addr', ':8080'],
+      ['health-addr', ':8080'],
+      ['storage-addr', '127.0.0.1:0'],
+      ['receiver-addr', '127.0.0.1:0'],
+      ['events-listen-addr', '127.0.0.1:9090'],
+      ['other', '127.0.0.2:9090'],
+    ]);
   });
 });
 
@@ -232,5 +395,18 @@ describe('describeOptions', () => {
     const text = usage('source-operator');
     for (const flag of ['--metrics-addr', '--leader-elect', '--events-addr', '--help'])
       assert.ok(text.includes(flag), flag);
+  });
+
+  it('usage lists each section’s flags with their defaults and twins', () => {
+    const text = usage('mooring-kustomize', [
+      {
+        title: 'Flags of the kustomize operator',
+        flags: { 'concurrent-ssa': { type: 'string', default: '8', help: 'Objects applied in parallel.' } },
+      },
+    ]);
+    assert.match(
+      text,
+      /\nFlags of the kustomize operator:\n {2}--concurrent-ssa <value> +Objects applied in parallel\. \(default 8\) \[MOORING_CONCURRENT_SSA\]$/,
+    );
   });
 });

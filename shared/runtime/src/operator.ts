@@ -5,9 +5,22 @@ import { HttpsTransport, loadKubeConfig } from './https-transport.ts';
 import { instrumentTransport } from './instrumented-transport.ts';
 import { KubeClient } from './kube-client.ts';
 import { LeaderElector, leaderIdentity } from './leader-election.ts';
+import { formatListenAddress, parseListenAddress } from './listen-address.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import type { OperatorOptions, ParseContext } from './operator-options.ts';
+import {
+  checkListenCollisions,
+  type DefaultOverrides,
+  type FlagTable,
+  isListenFlag,
+  mergeFlagTables,
+  type OperatorOptions,
+  OptionsError,
+  type ParseContext,
+  parseOperatorOptions,
+  usage,
+  withDefaults,
+} from './operator-options.ts';
 
 /** What an operator's wiring gets to build its reconcilers with. */
 export interface OperatorContext {
@@ -22,8 +35,11 @@ export interface OperatorContext {
 export interface OperatorDefinition {
   /** Short name, e.g. `source`; the Lease is `mooring-<name>-leader-election`. */
   name: string;
-  /** Flags only this operator has (e.g. the source operator's `--storage-path`), parsed with the shared ones. */
-  extraFlags?: ParseContext['extraFlags'];
+  /**
+   * Flags only this operator has (e.g. the source operator's `--storage-path`), declared like
+   * the shared ones: parsed and checked with them, listed in `--help` and docs/operations.md.
+   */
+  extraFlags?: FlagTable;
   /**
    * Starts what the operator serves on every replica, leader or not (the source operator's
    * artifact server). Runs before `reconcilers`; the returned function runs after the controllers stop.
@@ -93,35 +109,52 @@ export async function runOperators(
   });
   const ctx: OperatorContext = { client, options, log, events, metrics };
   const stoppers: (() => Promise<void>)[] = [];
-  for (const def of defs) if (def.start) stoppers.push(await def.start(ctx));
-  const controllersOf = new Map(
-    defs.map((def) => [
-      def.name,
-      def.reconcilers(ctx).map(
-        (r) =>
-          new Controller(r, {
-            client,
-            concurrent: options.concurrent,
-            namespace: options.watchNamespace,
-            labelSelector: options.watchLabelSelector,
-            log,
-            metrics,
-            events,
-            reportingController: `mooring-${def.name}`,
-          }),
-      ),
-    ]),
-  );
   const leading = new Set<string>();
-  const servers = new HttpServers({
-    metricsAddr: options.metricsAddr,
-    healthAddr: options.healthAddr,
-    metrics,
-    // A replica waiting for its lease is ready: it serves probes and takes over when needed.
-    ready: () =>
-      [...leading].every((op) => controllersOf.get(op)?.every((c) => c.informer.hasSynced()) ?? true),
-  });
-  const ports = await servers.start();
+  let controllersOf: Map<string, Controller<MooringObject>[]>;
+  let servers: HttpServers;
+  let ports: { metrics: number; health: number };
+  try {
+    for (const def of defs) {
+      if (!def.start) continue;
+      try {
+        stoppers.push(await def.start(ctx));
+      } catch (err) {
+        throw new OperatorStartError(def.name, err);
+      }
+    }
+    controllersOf = new Map(
+      defs.map((def) => [
+        def.name,
+        def.reconcilers(ctx).map(
+          (r) =>
+            new Controller(r, {
+              client,
+              concurrent: options.concurrent,
+              namespace: options.watchNamespace,
+              labelSelector: options.watchLabelSelector,
+              log,
+              metrics,
+              events,
+              reportingController: `mooring-${def.name}`,
+            }),
+        ),
+      ]),
+    );
+    servers = new HttpServers({
+      metricsAddr: options.metricsAddr,
+      healthAddr: options.healthAddr,
+      metrics,
+      // A replica waiting for its lease is ready: it serves probes and takes over when needed.
+      ready: () =>
+        [...leading].every((op) => controllersOf.get(op)?.every((c) => c.informer.hasSynced()) ?? true),
+    });
+    ports = await servers.start();
+  } catch (err) {
+    // What did start is stopped again, so nothing it holds open keeps the process alive.
+    for (const stop of stoppers.reverse()) await stop().catch(() => {});
+    client.close();
+    throw err;
+  }
   run.onReady?.(ports);
   const requested = run.shutdown ?? signalOnTermination();
   // One lost lease stops every operator in the process, so it restarts whole.
@@ -172,4 +205,150 @@ export async function runOperators(
   const lost = outcomes.includes('lost');
   log[lost ? 'error' : 'info']({}, lost ? 'lost the leader lease; exiting' : 'stopped');
   return lost ? 1 : 0;
+}
+
+/** An operator's `start` failed (it could not bind its server, say); `cause` says why. */
+export class OperatorStartError extends Error {
+  readonly operator: string;
+  constructor(operator: string, cause: unknown) {
+    super(`the ${operator} operator could not start: ${(cause as Error)?.message ?? String(cause)}`, {
+      cause,
+    });
+    this.name = 'OperatorStartError';
+    this.operator = operator;
+  }
+}
+
+/** One program that runs operators: a single operator's `main.ts`, or the all-in-one process. */
+export interface OperatorEntry {
+  /** The name in `--help` and in error lines, e.g. `mooring-source`. */
+  program: string;
+  /** The operators it can run. */
+  operators: OperatorDefinition[];
+  /** Flags of the program itself (the all-in-one's `--only`). */
+  flags?: FlagTable;
+  /** Defaults it changes from the operators' own (the all-in-one's, where those would collide in one process). */
+  defaults?: DefaultOverrides;
+  /** Which of `operators` to run, from the parsed flags; all of them when absent. May throw an OptionsError. */
+  select?: (options: OperatorOptions, operators: OperatorDefinition[]) => OperatorDefinition[];
+}
+
+/** The flag sections of an entry after the shared flags: its own, then each operator's, with its defaults. */
+export function entrySections(entry: OperatorEntry): { title: string; flags: FlagTable }[] {
+  const sections = entry.flags ? [{ title: `Flags of ${entry.program}`, flags: entry.flags }] : [];
+  for (const def of entry.operators) {
+    sections.push({
+      title: `Flags of the ${def.name} operator`,
+      flags: withDefaults(def.extraFlags ?? {}, entry.defaults),
+    });
+  }
+  return sections;
+}
+
+/** Every flag an entry accepts besides the shared ones, with its defaults applied. */
+export function entryFlags(entry: OperatorEntry): FlagTable {
+  return mergeFlagTables(entrySections(entry).map((s) => s.flags));
+}
+
+/** The listen addresses the chosen operators would bind, by flag: the shared servers' and each operator's own. */
+function listenAddresses(options: OperatorOptions, defs: OperatorDefinition[]): [string, string][] {
+  const out: [string, string][] = [
+    ['metrics-addr', options.metricsAddr],
+    ['health-addr', options.healthAddr],
+  ];
+  const seen = new Set<string>();
+  for (const def of defs) {
+    for (const [name, spec] of Object.entries(def.extraFlags ?? {})) {
+      const value = options.extra[name];
+      if (!isListenFlag(spec) || typeof value !== 'string' || seen.has(name)) continue;
+      seen.add(name);
+      out.push([name, value]);
+    }
+  }
+  return out;
+}
+
+/** Node's error for a failed listen: `listen EADDRINUSE: address already in use :::9090`. */
+interface ListenError extends Error {
+  code?: string;
+  syscall?: string;
+  port?: number;
+}
+
+const LISTEN_REASONS: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'the address is not available on this machine',
+};
+
+/** One line for a failure at start-up; a failed listen names the address and the flag that set it. */
+function failureLine(err: unknown, addresses: [string, string][]): string {
+  let cause: unknown = err;
+  while (cause instanceof Error && cause.cause !== undefined && !(cause as ListenError).syscall)
+    cause = cause.cause;
+  const listen = cause as ListenError;
+  const who = err instanceof OperatorStartError ? `the ${err.operator} operator` : 'the process';
+  let line: string;
+  if (listen instanceof Error && listen.syscall === 'listen' && listen.port !== undefined) {
+    const flags = addresses.filter(([, v]) => parseListenAddress(v).port === listen.port);
+    const address = flags[0] ? formatListenAddress(parseListenAddress(flags[0][1])) : `port ${listen.port}`;
+    const named = flags.length ? ` (${flags.map(([f]) => `--${f}`).join(', ')})` : '';
+    const reason = LISTEN_REASONS[listen.code ?? ''] ?? listen.message;
+    line = `${who} cannot listen on ${address}${named}: ${reason}`;
+  } else line = err instanceof Error ? err.message : String(err);
+  return line.replace(/\s*\n\s*/g, ' ');
+}
+
+/** Where `operatorMain` reads its command line and writes; the process's own by default. */
+export interface MainIO {
+  argv?: string[];
+  env?: Record<string, string | undefined>;
+  /** Receives the `--help` text. */
+  stdout?: (text: string) => void;
+  /** Receives the one line that says why the program stops with an error. */
+  stderr?: (line: string) => void;
+  context?: Omit<ParseContext, 'extraFlags'>;
+  run?: RunOptions;
+}
+
+/**
+ * The `main` of every operator program. Parses the shared flags with the entry's and its
+ * operators' own (each with its twin, default and check), prints `--help`, refuses listen
+ * addresses that would collide, and runs the chosen operators until shutdown.
+ *
+ * Resolves the exit code, one rule for every program: 0 after `--help` or a clean shutdown;
+ * 2 for a bad flag or environment variable (nothing was started); 1 for a failure at run time
+ * (a server that cannot listen, an unreachable API server, a lost leader lease). An error is
+ * one line on stderr, prefixed with the program's name. Callers exit with the code, so no handle
+ * left open can keep the process alive.
+ */
+export async function operatorMain(entry: OperatorEntry, io: MainIO = {}): Promise<number> {
+  const stdout = io.stdout ?? ((text: string) => process.stdout.write(`${text}\n`));
+  const stderr = io.stderr ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const fail = (line: string) => stderr(`${entry.program}: ${line.replace(/\s*\n\s*/g, ' ')}`);
+  let options: OperatorOptions;
+  let defs: OperatorDefinition[];
+  let addresses: [string, string][];
+  try {
+    options = parseOperatorOptions(io.argv ?? process.argv.slice(2), io.env ?? process.env, {
+      ...io.context,
+      extraFlags: entryFlags(entry),
+    });
+    if (options.help) {
+      stdout(usage(entry.program, entrySections(entry)));
+      return 0;
+    }
+    defs = entry.select ? entry.select(options, entry.operators) : entry.operators;
+    addresses = listenAddresses(options, defs);
+    checkListenCollisions(addresses);
+  } catch (err) {
+    fail((err as Error).message);
+    return err instanceof OptionsError ? 2 : 1;
+  }
+  try {
+    return await runOperators(defs, options, io.run);
+  } catch (err) {
+    fail(failureLine(err, addresses));
+    return 1;
+  }
 }
