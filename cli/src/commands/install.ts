@@ -129,7 +129,8 @@ export function registerInstall(program: Command): void {
     )
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--dry-run', 'print what would be removed, remove nothing')
-    .action(async (flags: { yes?: boolean; dryRun?: boolean }, cmd: Command) => {
+    .option('--timeout <duration>', 'how long to wait for the namespace and CRDs to be gone', '5m')
+    .action(async (flags: { yes?: boolean; dryRun?: boolean; timeout: string }, cmd: Command) => {
       const { KINDS } = await import('@mooring/api');
       const { apiVersionOf } = await import('../kinds.ts');
       const { confirm } = await import('../confirm.ts');
@@ -173,7 +174,15 @@ export function registerInstall(program: Command): void {
         for (const obj of objects.filter((o) => o.kind !== 'Deployment' && !isFoundation(o)).reverse())
           await remove(obj);
         for (const obj of objects.filter(isFoundation).reverse()) await remove(obj);
-        process.stdout.write(flags.dryRun ? '✔ dry run: nothing was removed\n' : '✔ Mooring uninstalled\n');
+        if (flags.dryRun) {
+          process.stdout.write('✔ dry run: nothing was removed\n');
+          return;
+        }
+        // Until the namespace and CRDs are gone, an install would meet them terminating.
+        const { waitForRemoval } = await import('../wait-removed.ts');
+        const { parseDuration } = await import('@mooring/runtime');
+        await waitForRemoval(client, objects.filter(isFoundation), parseDuration(flags.timeout));
+        process.stdout.write('✔ Mooring uninstalled\n');
       });
     });
 }
