@@ -58,3 +58,26 @@ export function formatTable(header: string[], rows: string[][]): string {
       .trimEnd();
   return `${[header, ...rows].map(line).join('\n')}\n`;
 }
+
+/** The source a Kustomization's Ready message says has no artifact, worded as the kustomize operator words it. */
+export function sourceWithoutArtifact(
+  message: string,
+): { kind: string; namespace: string; name: string } | undefined {
+  const m = /^(GitRepository|OCIRepository) ([^/\s]+)\/(\S+) has no artifact yet$/.exec(message.trim());
+  return m ? { kind: m[1]!, namespace: m[2]!, name: m[3]! } : undefined;
+}
+
+/**
+ * A Kustomization's "GitRepository ns/x has no artifact yet" with the reason the source gives, so
+ * the line says why (authentication required, repository not found) and not only that. `source`
+ * is the object the message names, undefined when it does not exist; other messages are returned
+ * as they are.
+ */
+export function withSourceReason(message: string, source: KubeObject | undefined): string {
+  if (!sourceWithoutArtifact(message)) return message;
+  if (!source) return `${message}: it does not exist`;
+  const ready = readyCondition(source);
+  if (!ready) return `${message}: it has not been reconciled yet (is the source operator running?)`;
+  if (ready.status === 'True' || !ready.message) return message;
+  return `${message}: ${ready.message.replace(/\s+/g, ' ')}`;
+}

@@ -1,7 +1,7 @@
 import type { GitRepository, OCIRepository } from '@mooring/api';
 import type { StatusResult } from '@mooring/kstatus';
 import type { KubeObject } from '@mooring/runtime';
-import { readyCondition } from './object-status.ts';
+import { readyCondition, withSourceReason } from './object-status.ts';
 import type { OwnerLink, SourceLink, TraceStep } from './trace-chain.ts';
 
 /** What `trace` prints, and the first thing that breaks the chain (the reason to exit 1). */
@@ -34,15 +34,17 @@ const ref = (kind: string, namespace: string | undefined, name: string): string 
 
 const refOf = (obj: KubeObject): string => ref(obj.kind, obj.metadata.namespace, obj.metadata.name ?? '');
 
-/** `True - message` from the Ready condition, and since when it has held. */
-function readyFields(obj: KubeObject): Field[] {
+/** `True - message` from the Ready condition, and since when it has held; `explain` rewords the message. */
+function readyFields(obj: KubeObject, explain: (message: string) => string = (m) => m): Field[] {
   const ready = readyCondition(obj);
   const suspended = (obj.spec as { suspend?: boolean } | undefined)?.suspend === true;
   const lastTransition = (ready as { lastTransitionTime?: string } | undefined)?.lastTransitionTime;
   return [
     [
       'Ready',
-      ready ? `${ready.status}${ready.message ? ` - ${ready.message}` : ''}` : 'Unknown - not reconciled yet',
+      ready
+        ? `${ready.status}${ready.message ? ` - ${explain(ready.message)}` : ''}`
+        : 'Unknown - not reconciled yet',
     ],
     ['Since', lastTransition ?? ''],
     ['Suspended', suspended ? 'True' : ''],
@@ -82,7 +84,8 @@ function kustomizationBlock(
     ['Path', ks.spec.path ?? './'],
     ['Revision', applied ?? 'nothing applied yet'],
     ['Attempted', attempted && attempted !== applied ? attempted : ''],
-    ...readyFields(ks),
+    // "has no artifact yet" with the reason the source gives.
+    ...readyFields(ks, (message) => (source ? withSourceReason(message, source.source) : message)),
     ['Source', source ? ref(source.kind, source.namespace, source.name) : ''],
     ...managedBy(up?.owner),
   ]);

@@ -47,7 +47,10 @@ export function registerGet(program: Command): void {
           EXIT_ERROR,
         );
       }
-      const { formatTable, statusRow } = await import('../object-status.ts');
+      const { formatTable, sourceWithoutArtifact, statusRow, withSourceReason } = await import(
+        '../object-status.ts'
+      );
+      const { SOURCE_API_VERSION } = await import('@mooring/api');
       const match = requireKinds(words, true);
       const name = match.rest[0];
       const session = sessionOf(cmd);
@@ -62,8 +65,22 @@ export function registerGet(program: Command): void {
           'READY',
           'MESSAGE',
         ];
-        const toRow = (def: KindDefinition, obj: import('@mooring/runtime').KubeObject): string[] => {
+        const toRow = async (
+          def: KindDefinition,
+          obj: import('@mooring/runtime').KubeObject,
+        ): Promise<string[]> => {
           const s = statusRow(obj);
+          // "has no artifact yet" alone does not say why: add the reason the source gives.
+          const waitingFor = def.kind === 'Kustomization' ? sourceWithoutArtifact(s.message) : undefined;
+          if (waitingFor) {
+            const source = await client.getOrUndefined({
+              apiVersion: SOURCE_API_VERSION,
+              kind: waitingFor.kind,
+              namespace: waitingFor.namespace,
+              name: waitingFor.name,
+            });
+            s.message = withSourceReason(s.message, source);
+          }
           const shown = many ? `${def.singular}/${obj.metadata.name}` : (obj.metadata.name ?? '');
           return [
             ...(flags.allNamespaces ? [obj.metadata.namespace ?? ''] : []),
@@ -84,7 +101,7 @@ export function registerGet(program: Command): void {
           });
           versions.set(def, list.metadata.resourceVersion);
           listed += list.items.length;
-          for (const obj of list.items) if (!selected || selected(obj)) rows.push(toRow(def, obj));
+          for (const obj of list.items) if (!selected || selected(obj)) rows.push(await toRow(def, obj));
         }
         const where = flags.allNamespaces ? 'any namespace' : `namespace ${ns}`;
         // A named object that does not exist is a failure, as in Flux and kubectl; an empty list is not.
@@ -118,7 +135,7 @@ export function registerGet(program: Command): void {
               })) {
                 if (ev.type === 'BOOKMARK' || ev.type === 'ERROR') continue;
                 if (selected && ev.type !== 'DELETED' && !selected(ev.object)) continue;
-                const row = toRow(def, ev.object);
+                const row = await toRow(def, ev.object);
                 if (ev.type === 'DELETED') row[row.length - 1] = '(deleted)';
                 process.stdout.write(formatTable(header, [row]).split('\n')[1]!.concat('\n'));
               }
