@@ -326,29 +326,49 @@ export async function operatorMain(entry: OperatorEntry, io: MainIO = {}): Promi
   const stdout = io.stdout ?? ((text: string) => process.stdout.write(`${text}\n`));
   const stderr = io.stderr ?? ((line: string) => process.stderr.write(`${line}\n`));
   const fail = (line: string) => stderr(`${entry.program}: ${line.replace(/\s*\n\s*/g, ' ')}`);
-  let options: OperatorOptions;
-  let defs: OperatorDefinition[];
-  let addresses: [string, string][];
+  let parsed: ParsedEntry;
   try {
-    options = parseOperatorOptions(io.argv ?? process.argv.slice(2), io.env ?? process.env, {
-      ...io.context,
-      extraFlags: entryFlags(entry),
-    });
-    if (options.help) {
-      stdout(usage(entry.program, entrySections(entry)));
-      return 0;
-    }
-    defs = entry.select ? entry.select(options, entry.operators) : entry.operators;
-    addresses = listenAddresses(options, defs);
-    checkListenCollisions(addresses);
+    parsed = parseEntry(entry, io.argv ?? process.argv.slice(2), io.env ?? process.env, io.context);
   } catch (err) {
     fail((err as Error).message);
     return err instanceof OptionsError ? 2 : 1;
   }
+  if (parsed.options.help) {
+    stdout(usage(entry.program, entrySections(entry)));
+    return 0;
+  }
   try {
-    return await runOperators(defs, options, io.run);
+    return await runOperators(parsed.operators, parsed.options, io.run);
   } catch (err) {
-    fail(failureLine(err, addresses));
+    fail(failureLine(err, parsed.addresses));
     return 1;
   }
+}
+
+/** An entry's command line, resolved: what `operatorMain` runs. */
+export interface ParsedEntry {
+  options: OperatorOptions;
+  /** The operators chosen; none after `--help`. */
+  operators: OperatorDefinition[];
+  /** Each listen address they would bind, by flag. */
+  addresses: [flag: string, address: string][];
+}
+
+/**
+ * Everything `operatorMain` checks before it starts anything: the flags and their twins, the
+ * operators chosen, and that no two of their listen addresses share a port. Throws an
+ * OptionsError naming the flag when one is bad.
+ */
+export function parseEntry(
+  entry: OperatorEntry,
+  argv: string[],
+  env: Record<string, string | undefined>,
+  context: Omit<ParseContext, 'extraFlags'> = {},
+): ParsedEntry {
+  const options = parseOperatorOptions(argv, env, { ...context, extraFlags: entryFlags(entry) });
+  if (options.help) return { options, operators: [], addresses: [] };
+  const operators = entry.select ? entry.select(options, entry.operators) : entry.operators;
+  const addresses = listenAddresses(options, operators);
+  checkListenCollisions(addresses);
+  return { options, operators, addresses };
 }
