@@ -318,7 +318,7 @@ export interface MainIO {
  *
  * Resolves the exit code, one rule for every program: 0 after `--help` or a clean shutdown;
  * 2 for a bad flag or environment variable (nothing was started); 1 for a failure at run time
- * (a server that cannot listen, an unreachable API server, a lost leader lease). An error is
+ * (a server that cannot listen, an unreadable kubeconfig, a lost leader lease). An error is
  * one line on stderr, prefixed with the program's name. Callers exit with the code, so no handle
  * left open can keep the process alive.
  */
