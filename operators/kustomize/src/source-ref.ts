@@ -38,9 +38,12 @@ export async function resolveSource(
       `cannot use ${key.kind} ${key.namespace}/${key.name}: references to other namespaces are not allowed (--no-cross-namespace-refs)`,
     );
   }
-  let source: KubeObject & { status?: { artifact?: Artifact } };
+  type Source = KubeObject & {
+    status?: { artifact?: Artifact; conditions?: { type: string; status: string; message?: string }[] };
+  };
+  let source: Source;
   try {
-    source = await client.get<KubeObject & { status?: { artifact?: Artifact } }>({
+    source = await client.get<Source>({
       apiVersion: SOURCE_API_VERSION,
       kind: key.kind,
       namespace: key.namespace,
@@ -54,9 +57,12 @@ export async function resolveSource(
   }
   const artifact = source.status?.artifact;
   if (!artifact) {
+    // Why it has none is on the source; saying it here saves the user a second lookup.
+    const ready = source.status?.conditions?.find((c) => c.type === 'Ready');
+    const why = ready?.status === 'False' && ready.message ? `: ${ready.message}` : '';
     throw new WaitingError(
       Reason.ArtifactFailed,
-      `${key.kind} ${key.namespace}/${key.name} has no artifact yet`,
+      `${key.kind} ${key.namespace}/${key.name} has no artifact yet${why}`,
       opts.requeueDependencyMs,
     );
   }
