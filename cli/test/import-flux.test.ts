@@ -3,6 +3,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { KINDS } from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
 import { testCluster, testNamespace } from '@mooring/test/harness';
 import { parseAllDocuments } from 'yaml';
@@ -43,14 +45,9 @@ metadata:
     toolkit.fluxcd.io/tenant: team-a
   annotations:
     kustomize.toolkit.fluxcd.io/ssa: Merge
----
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata:
-  name: chart
 `;
 
-test('import-flux rewrites groups, labels and annotations, keeps comments and reports what Mooring lacks', async (t) => {
+test('import-flux rewrites groups, labels and annotations, keeps comments and warns of fields Mooring lacks', async (t) => {
   const ns = await testNamespace(t, 'cli-import');
   const { client } = await testCluster();
   const dir = await mkdtemp(join(tmpdir(), 'mooring-cli-flux-'));
@@ -58,7 +55,7 @@ test('import-flux rewrites groups, labels and annotations, keeps comments and re
   await writeFile(join(dir, 'flux.yaml'), FLUX);
   const r = await mooring(['import-flux', dir]);
   assert.equal(r.code, 0, r.stderr);
-  assert.ok(!r.stdout.includes('fluxcd.io/') || r.stdout.includes('helm.toolkit.fluxcd.io/v2'));
+  assert.ok(!r.stdout.includes('fluxcd.io/'));
   assert.match(r.stdout, /^# the app's source$/m);
   const docs = parseAllDocuments(r.stdout).map((d) => d.toJS() as KubeObject);
   assert.equal(docs[0]!.apiVersion, 'source.mooring.dev/v1');
@@ -74,9 +71,10 @@ test('import-flux rewrites groups, labels and annotations, keeps comments and re
     'mooring.dev/tenant': 'team-a',
   });
   assert.deepEqual(docs[2]!.metadata.annotations, { 'kustomize.mooring.dev/ssa': 'Merge' });
-  assert.equal(docs[3]!.apiVersion, 'helm.toolkit.fluxcd.io/v2');
-  assert.match(r.stderr, /GitRepository app: spec\.gitImplementation is not supported by Mooring/);
-  assert.match(r.stderr, /HelmRelease chart: helm\.toolkit\.fluxcd\.io\/v2 has no Mooring equivalent/);
+  assert.match(
+    r.stderr,
+    /^⚠ [^\n]*: GitRepository app: spec\.gitImplementation is not supported by Mooring[^\n]*\n$/,
+  );
   // The converted Kustomization is one the API server takes.
   await client.apply(
     { ...docs[1]!, metadata: { ...docs[1]!.metadata, namespace: ns } },
@@ -84,4 +82,88 @@ test('import-flux rewrites groups, labels and annotations, keeps comments and re
   );
   const strict = await mooring(['import-flux', '--strict', join(dir, 'flux.yaml')]);
   assert.equal(strict.code, 1);
+});
+
+// SOURCE: the fixture under testdata/ is modelled on fluxcd/flux2-kustomize-helm-example (its
+// shape with Flux 2.7: ExternalArtifacts cut by an ArtifactGenerator, Helm for the apps).
+const EXAMPLE = fileURLToPath(new URL('./testdata/flux2-kustomize-helm-example', import.meta.url));
+
+test('import-flux on flux2-kustomize-helm-example: one line per object it cannot convert, exit 1, no API version made up', async (t) => {
+  const ns = await testNamespace(t, 'cli-import-example');
+  const { client } = await testCluster();
+  const r = await mooring(['import-flux', EXAMPLE]);
+  assert.equal(r.code, 1, r.stderr);
+  const lines = r.stderr.trimEnd().split('\n');
+  const about = (object: string): string[] => lines.filter((l) => l.includes(`: ${object}: `));
+  // The three Kustomizations reading ExternalArtifacts, said once each, with what to do.
+  for (const name of ['infra-controllers', 'infra-configs', 'apps']) {
+    const said = about(`Kustomization flux-system/${name}`);
+    assert.equal(said.length, 1, `${name}: ${r.stderr}`);
+    assert.match(
+      said[0]!,
+      /^✗ .*spec\.sourceRef\.kind ExternalArtifact is not a source Mooring has \(it takes GitRepository or OCIRepository\)/,
+    );
+  }
+  // Kinds Mooring does not have: kept as they are, one line each.
+  for (const object of [
+    'ArtifactGenerator flux-system/flux-system',
+    'HelmRepository podinfo/podinfo',
+    'HelmRelease podinfo/podinfo',
+    'HelmRepository ingress-nginx/ingress-nginx',
+    'HelmRelease ingress-nginx/ingress-nginx',
+  ]) {
+    const said = about(object);
+    assert.equal(said.length, 1, `${object}: ${r.stderr}`);
+    assert.match(said[0]!, /^✗ .* has no Mooring equivalent: kept as it is/);
+  }
+  assert.equal(about('GitRepository flux-system/flux-system').length, 0, r.stderr);
+  assert.equal(about('Kustomization flux-system/flux-system').length, 0, r.stderr);
+  assert.match(
+    r.stderr,
+    /^⚠ .*kustomization\.yaml: kustomize configuration: not an object to apply: left out/m,
+  );
+  assert.match(
+    lines.at(-1)!,
+    /^✗ 8 objects could not be converted, so a cluster with only Mooring would refuse the output/,
+  );
+
+  const docs = parseAllDocuments(r.stdout).map((d) => d.toJS() as KubeObject);
+  assert.equal(docs.length, 12);
+  assert.ok(!docs.some((d) => d.kind === 'Kustomization' && d.apiVersion.startsWith('kustomize.config')));
+  // Every Mooring API version names a kind Mooring serves; the rest stay Flux's.
+  for (const doc of docs) {
+    if (doc.apiVersion.endsWith('.mooring.dev/v1'))
+      assert.ok(
+        KINDS.some((k) => `${k.group}/${k.version}` === doc.apiVersion && k.kind === doc.kind),
+        `${doc.apiVersion} ${doc.kind} does not exist`,
+      );
+  }
+  const byName = (kind: string, name: string): KubeObject =>
+    docs.find((d) => d.kind === kind && d.metadata.name === name)!;
+  assert.equal(byName('HelmRepository', 'podinfo').apiVersion, 'source.toolkit.fluxcd.io/v1');
+  assert.equal(byName('HelmRelease', 'podinfo').apiVersion, 'helm.toolkit.fluxcd.io/v2');
+  assert.equal(byName('ArtifactGenerator', 'flux-system').apiVersion, 'source.extensions.fluxcd.io/v1beta1');
+  assert.equal(byName('GitRepository', 'flux-system').apiVersion, 'source.mooring.dev/v1');
+  assert.deepEqual(byName('Namespace', 'ingress-nginx').metadata.labels, {
+    'mooring.dev/tenant': 'sre-team',
+  });
+
+  // What the CLI says would be refused is what this API server (Mooring's CRDs only) refuses.
+  const noted = new Set(
+    lines
+      .filter((l) => l.startsWith('✗ '))
+      .map((l) => l.split(': ')[1])
+      .filter((o): o is string => !!o),
+  );
+  for (const doc of docs) {
+    const object = `${doc.kind} ${doc.metadata.namespace ? `${doc.metadata.namespace}/` : ''}${doc.metadata.name}`;
+    const namespaced = doc.metadata.namespace
+      ? { ...doc, metadata: { ...doc.metadata, namespace: ns } }
+      : doc;
+    const refused = await client.apply(namespaced, { fieldManager: 'mooring-cli-test', dryRun: true }).then(
+      () => false,
+      () => true,
+    );
+    assert.equal(refused, noted.has(object), `${object}: refused ${refused}, noted ${noted.has(object)}`);
+  }
 });

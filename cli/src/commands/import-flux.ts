@@ -4,9 +4,11 @@ import type { Command } from 'commander';
 export function registerImportFlux(program: Command): void {
   program
     .command('import-flux')
-    .description("rewrite Flux manifests (*.toolkit.fluxcd.io) to Mooring's groups; notes go to stderr")
+    .description(
+      "rewrite Flux manifests (*.toolkit.fluxcd.io) to Mooring's groups; one line per object it could not convert on stderr, exit 1 if any",
+    )
     .argument('<paths...>', 'YAML files or directories (searched recursively)')
-    .option('--strict', 'exit 1 when a kind or field has no Mooring equivalent')
+    .option('--strict', 'also exit 1 when a field has no Mooring equivalent (the API server would drop it)')
     .action(async (paths: string[], flags: { strict?: boolean }) => {
       const { readdirSync, readFileSync, statSync } = await import('node:fs');
       const { join } = await import('node:path');
@@ -27,7 +29,8 @@ export function registerImportFlux(program: Command): void {
         else if (/\.ya?ml$/.test(p) || paths.includes(p)) files.push(p);
       };
       for (const p of paths) walk(p);
-      let noted = false;
+      let warned = false;
+      let refused = 0;
       for (const file of files) {
         let result: ReturnType<typeof importFlux>;
         try {
@@ -36,11 +39,25 @@ export function registerImportFlux(program: Command): void {
           throw new CliError(`${file}: ${(err as Error).message}.`, EXIT_ERROR);
         }
         process.stdout.write(result.yaml);
-        for (const n of result.notes) {
-          noted = true;
-          process.stderr.write(`⚠ ${file}: ${n.object}: ${n.message}\n`);
+        // One line per object: what it could not get, errors first.
+        const byObject = new Map<string, typeof result.notes>();
+        for (const n of result.notes) byObject.set(n.object, [...(byObject.get(n.object) ?? []), n]);
+        for (const [object, notes] of byObject) {
+          const error = notes.some((n) => n.severity === 'error');
+          if (error) refused++;
+          else warned = true;
+          const sorted = [...notes].sort(
+            (a, b) => Number(b.severity === 'error') - Number(a.severity === 'error'),
+          );
+          process.stderr.write(
+            `${error ? '✗' : '⚠'} ${file}: ${object}: ${sorted.map((n) => n.message).join('; ')}\n`,
+          );
         }
       }
-      if (noted && flags.strict) process.exitCode = 1;
+      if (refused > 0)
+        throw new CliError(
+          `${refused} object${refused === 1 ? '' : 's'} could not be converted, so a cluster with only Mooring would refuse the output as it is: change or remove ${refused === 1 ? 'it' : 'them'} first.`,
+        );
+      if (warned && flags.strict) process.exitCode = 1;
     });
 }
