@@ -385,7 +385,10 @@ export class Controller<T extends MooringObject> {
           generation,
           now,
         );
-        this.queue.addRateLimited(key);
+        // spec.retryInterval, when set, is the retry delay (Flux's meaning); else exponential backoff.
+        const retry = this.#retryInterval(current);
+        if (retry === undefined) this.queue.addRateLimited(key);
+        else this.queue.addAfter(key, jitter(retry, 0.05));
         outcome = 'error';
         log.error({ reason, err: message, failures: this.queue.failures(key) }, 'reconcile failed');
       }
@@ -395,6 +398,16 @@ export class Controller<T extends MooringObject> {
     await this.#writeStatus(current, written, status);
     this.#announce(current, before, status, revision);
     return outcome;
+  }
+
+  #retryInterval(obj: T): number | undefined {
+    const spec = (obj.spec as { retryInterval?: unknown } | undefined)?.retryInterval;
+    if (typeof spec !== 'string') return undefined;
+    try {
+      return parseDuration(spec);
+    } catch {
+      return undefined;
+    }
   }
 
   #interval(obj: T): number {

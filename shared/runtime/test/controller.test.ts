@@ -117,6 +117,24 @@ describe('Controller with a toy reconciler on the real API server', () => {
     assert.equal(live.status?.count, 4);
   });
 
+  test('spec.retryInterval, when set, is the delay of every retry instead of the backoff', async (t) => {
+    const ns = await testNamespace(t, 'retry-interval');
+    const requests: QueueRequests = { delays: new Map(), retries: new Map() };
+    await startToyController(t, ns, requests);
+    await client.create(toy(ns, 'steady', { failTimes: 2, interval: '1h', retryInterval: '2s' }));
+    await eventually('Ready after the failures', async () => {
+      const obj = await getToy(ns, 'steady');
+      return ready(obj)?.status === 'True' ? obj : undefined;
+    });
+    const key = `${ns}/steady`;
+    assert.equal(requests.retries.get(key), undefined, 'no exponential backoff');
+    const delays = requests.delays.get(key) ?? [];
+    // Two retries at 2 s (±5% jitter), then the 1 h interval after the success.
+    assert.equal(delays.length, 3, `delays asked for: ${delays.join(', ')}`);
+    for (const ms of delays.slice(0, 2)) assert.ok(ms >= 1_900 && ms <= 2_100, `retry after ${ms} ms`);
+    assert.ok(delays[2]! >= 3_420_000, `the interval after success: ${delays[2]} ms`);
+  });
+
   test('a stalled object is not retried until its spec changes', async (t) => {
     const ns = await testNamespace(t, 'stalled');
     const log = await startToyController(t, ns);

@@ -16,6 +16,7 @@ export interface Toy extends MooringObject {
     interval?: string;
     /** Fail this many reconciles of the current generation before succeeding. */
     failTimes?: number;
+    retryInterval?: string;
     stall?: boolean;
     waitMs?: number;
     /** How long one reconcile takes. */
