@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { testCluster, testNamespace } from '@mooring/test/harness';
+import { withSourceReason } from '../src/object-status.ts';
 import { mooring } from './run-cli.ts';
 
 const at = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -86,5 +87,24 @@ test("get and trace add the source's own failure to a Kustomization's 'has no ar
       `^Ready: +False - GitRepository ${ns}/app has no artifact yet: failed to checkout .*authentication required$`,
       'm',
     ),
+  );
+});
+
+test("a 'has no artifact yet' that already carries the source's reason (the operator adds it) is left as it is", () => {
+  const source = {
+    apiVersion: 'source.mooring.dev/v1',
+    kind: 'GitRepository',
+    metadata: { name: 'app', namespace: 'team' },
+    status: ready('False', 'GitOperationFailed', 'authentication required'),
+  };
+  const said = 'GitRepository team/app has no artifact yet: authentication required';
+  assert.equal(withSourceReason(said, source), said);
+  assert.equal(
+    withSourceReason('GitRepository team/app has no artifact yet', source),
+    'GitRepository team/app has no artifact yet: authentication required',
+  );
+  assert.equal(
+    withSourceReason('Applied revision: main@sha1:abc', source),
+    'Applied revision: main@sha1:abc',
   );
 });
