@@ -105,9 +105,10 @@ function describe(doc: Document): string {
 function isKustomizeConfig(doc: Document): boolean {
   const apiVersion = doc.get('apiVersion');
   if (typeof apiVersion === 'string') return apiVersion.startsWith('kustomize.config.k8s.io/');
-  return (
-    doc.get('kind') === undefined && ['resources', 'patches', 'components', 'bases'].some((k) => doc.has(k))
-  );
+  // Without an apiVersion: kustomize's own kinds, or no kind and kustomize's fields.
+  const kind = doc.get('kind');
+  if (kind === 'Kustomization' || kind === 'Component') return true;
+  return kind === undefined && ['resources', 'patches', 'components', 'bases'].some((k) => doc.has(k));
 }
 
 /**

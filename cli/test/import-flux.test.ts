@@ -8,6 +8,7 @@ import { KINDS } from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
 import { testCluster, testNamespace } from '@mooring/test/harness';
 import { parseAllDocuments } from 'yaml';
+import { importFlux } from '../src/flux-import.ts';
 import { mooring } from './run-cli.ts';
 
 const FLUX = `# the app's source
@@ -165,5 +166,20 @@ test('import-flux on flux2-kustomize-helm-example: one line per object it cannot
       () => true,
     );
     assert.equal(refused, noted.has(object), `${object}: refused ${refused}, noted ${noted.has(object)}`);
+  }
+});
+
+test('import-flux leaves kustomize configurations out, with or without their apiVersion', () => {
+  for (const text of [
+    'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [a.yaml]\n',
+    'kind: Kustomization\nresources: [a.yaml]\n',
+    'resources: [a.yaml]\n',
+  ]) {
+    const { yaml, notes } = importFlux(text);
+    assert.equal(yaml, '', text);
+    assert.deepEqual(
+      notes.map((n) => n.severity),
+      ['warning'],
+    );
   }
 });
