@@ -21,6 +21,7 @@ export * from './operator-options.ts';
 export * from './reconcile-errors.ts';
 export * from './rest-mapper.ts';
 export * from './secret-data.ts';
+export * from './steps.ts';
 export * from './token-bucket.ts';
 export type * from './transport.ts';
 export * from './untrusted-kubeconfig.ts';

@@ -1,0 +1,63 @@
+import type { Kustomization, ResourceInventory } from '@mooring/api';
+import type { Impersonation, KubeClient, ReconcileContext } from '@mooring/runtime';
+import type { ApplyChange } from './apply/apply-set.ts';
+import type { compileHealthExprs } from './health-exprs.ts';
+import type { ObjectRef } from './inventory.ts';
+import type { RemoteClusters } from './remote-cluster.ts';
+import type { RenderCache } from './render.ts';
+import type { ResolvedSource } from './source-ref.ts';
+import type { kustomizationTimings } from './timeouts.ts';
+
+export interface KustomizationDeps {
+  client: KubeClient;
+  renderCache: RenderCache;
+  noCrossNamespaceRefs: boolean;
+  defaultServiceAccount: string | undefined;
+  requeueDependencyMs: number;
+  /** Parallel applies within one Kustomization. */
+  concurrentApplies: number;
+}
+
+/** What the reconciler keeps between reconciles of all its Kustomizations. */
+export interface KustomizationMemory {
+  /** Per Kustomization: what we last applied, so an unchanged object costs one GET and no apply. */
+  knownVersions: Map<string, Map<string, string>>;
+  remotes: RemoteClusters;
+}
+
+type Rendered = Awaited<ReturnType<RenderCache['get']>>;
+
+/**
+ * One reconcile of one Kustomization: what the steps read and what each adds for the next.
+ * Fields a step fills are optional until then; a later step that needs one asserts it is there.
+ */
+export interface KustomizationRun {
+  readonly obj: Kustomization;
+  readonly ctx: ReconcileContext;
+  readonly status: NonNullable<Kustomization['status']>;
+  readonly deps: KustomizationDeps;
+  readonly memory: KustomizationMemory;
+  readonly started: number;
+  readonly timings: ReturnType<typeof kustomizationTimings>;
+  readonly owner: { name: string; namespace: string };
+  /** Aborts at the object's timeout or when the operator shuts down. */
+  readonly signal: AbortSignal;
+  /** The inventory before this reconcile. */
+  readonly previous: ResourceInventory | undefined;
+  healthExprs?: ReturnType<typeof compileHealthExprs>;
+  source?: ResolvedSource;
+  /** The cluster the objects go to: this one, or the one `spec.kubeConfig` names. */
+  target?: KubeClient;
+  rendered?: Rendered;
+  impersonate?: Impersonation;
+  changes?: ApplyChange[];
+  applied?: ObjectRef[];
+  /** One line per object the apply changed, for the Progressing event. */
+  summary?: string;
+}
+
+/** The step's precondition: a field an earlier step fills. */
+export function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new Error(`internal: ${what} is not set; a step ran out of order`);
+  return value;
+}

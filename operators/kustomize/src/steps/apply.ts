@@ -1,0 +1,78 @@
+import { Reason } from '@mooring/api';
+import { RetryableError } from '@mooring/runtime';
+import { type ApplyChange, ApplyError, applySet } from '../apply/apply-set.ts';
+import { applyIgnoreRules } from '../apply/drift-ignore.ts';
+import { waitForHealth } from '../health.ts';
+import { impersonationFor } from '../impersonation.ts';
+import { fromEntry, inventoryId, inventoryOf, type ObjectRef, refToString } from '../inventory.ts';
+import { type KustomizationRun, need } from '../kustomization-run.ts';
+
+/** A one-line summary of what an apply changed, for the event Flux users know ("Deployment/a/b configured"). */
+function changeSummary(changes: ApplyChange[]): string {
+  return changes
+    .filter((c) => c.action !== 'unchanged' && c.action !== 'skipped')
+    .map((c) => `${refToString(c.ref)} ${c.action}`)
+    .join('\n');
+}
+
+/**
+ * Server-side apply in stages, as the Kustomization's service account. Intent before action: what a
+ * stage is about to write joins the stored inventory first, so a crash or a failed apply can never
+ * leave an object on the cluster that no inventory lists.
+ */
+export async function apply(run: KustomizationRun): Promise<undefined> {
+  const { obj, ctx, status, deps, memory } = run;
+  const target = need(run.target, 'the target cluster');
+  const rendered = need(run.rendered, 'the render');
+  const revision = need(run.source, 'the source').artifact.revision;
+  run.impersonate = impersonationFor(obj, deps.defaultServiceAccount);
+  const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+  const known = memory.knownVersions.get(key) ?? new Map<string, string>();
+  memory.knownVersions.set(key, known);
+
+  const intended = new Map((run.previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));
+  const recordIntent = async (refs: ObjectRef[]) => {
+    const fresh = refs.filter((r) => !intended.has(inventoryId(r)));
+    if (fresh.length === 0) return;
+    for (const r of fresh) intended.set(inventoryId(r), r);
+    status.inventory = inventoryOf([...intended.values()]);
+    await ctx.saveProgress(`applying revision '${revision}': ${refs.length} objects to write`);
+  };
+  let changes: ApplyChange[];
+  try {
+    changes = await applySet(rendered.manifests, {
+      beforeApply: recordIntent,
+      client: target,
+      defaultNamespace: run.owner.namespace,
+      impersonate: run.impersonate,
+      force: !!obj.spec.force,
+      concurrency: deps.concurrentApplies,
+      signal: run.signal,
+      knownVersions: known,
+      adjust: obj.spec.ignore?.length
+        ? (desired, live) => applyIgnoreRules(desired, live, obj.spec.ignore!)
+        : undefined,
+      waitForStage0: async (applied) => {
+        const ready = await waitForHealth(
+          target,
+          applied.filter((c) => c.action !== 'skipped').map((c) => c.ref),
+          { timeoutMs: 60_000, signal: run.signal, pollMs: 200 },
+        );
+        if (!ready.healthy)
+          throw new RetryableError(
+            Reason.ReconciliationFailed,
+            `CRDs and namespaces not ready: ${ready.message}`,
+          );
+        target.mapper.invalidate();
+      },
+    });
+  } catch (err) {
+    if (err instanceof ApplyError) throw new RetryableError(Reason.ReconciliationFailed, err.message);
+    throw err;
+  }
+  run.changes = changes;
+  run.applied = changes.map((c) => c.ref);
+  run.summary = changeSummary(changes);
+  if (run.summary) ctx.event('info', 'Progressing', run.summary, { revision });
+  return undefined;
+}
