@@ -9,11 +9,18 @@ const run = promisify(execFile);
 
 test('the operator process documents its own flags and rejects a bad --git-backend with exit code 2', async () => {
   const { stdout } = await run(process.execPath, ['--import', 'tsx', main, '--help']);
-  assert.match(stdout, /--storage-path DIR/);
-  assert.match(stdout, /--git-backend cli\|isomorphic/);
+  // Generated from the one flag table: each flag with its meaning, default and environment twin.
+  assert.match(
+    stdout,
+    /--storage-path <value> +Directory the scanned tag lists are kept in.*\(default \/data\) \[MOORING_STORAGE_PATH\]/,
+  );
+  assert.match(
+    stdout,
+    /--git-backend <value> +How Git is spoken: cli .* or isomorphic .*\[MOORING_GIT_BACKEND\]/,
+  );
   await assert.rejects(
     run(process.execPath, ['--import', 'tsx', main, '--kubeconfig', '/nonexistent', '--git-backend', 'svn']),
     (err: { code?: number; stderr?: string }) =>
-      err.code === 2 && /--git-backend must be cli or isomorphic, got svn/.test(err.stderr ?? ''),
+      err.code === 2 && /--git-backend must be one of cli, isomorphic, got "svn"/.test(err.stderr ?? ''),
   );
 });
