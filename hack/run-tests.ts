@@ -51,6 +51,7 @@ const classifier = new TestClassifier(repoRoot, { cacheFile: join(repoRoot, '.mo
 const verdicts = new Map(files.map((f) => [f, classifier.classify(f)]));
 classifier.saveCache();
 const needsCluster = (f: string): boolean => verdicts.get(f)?.needsCluster === true;
+const testFiles = (n: number): string => `${n} test file${n === 1 ? '' : 's'}`;
 const show = (f: string): string => relative(repoRoot, f);
 
 if (values.list) {
@@ -113,7 +114,7 @@ if (values.unit) {
   const guard = pathToFileURL(join(repoRoot, 'hack/lib/unit-guard.mjs')).href;
   env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${guard}`].filter(Boolean).join(' ');
   console.error(
-    `run-tests: ${files.length} test files that need no cluster` +
+    `run-tests: ${testFiles(files.length)} that need no cluster` +
       (left.length ? ` (${left.length} that need one are left to npm test)` : ''),
   );
 } else {
@@ -131,7 +132,7 @@ if (values.unit) {
   }
   const clusterCount = files.filter(needsCluster).length;
   console.error(
-    `run-tests: ${files.length} test files (${files.length - clusterCount} need no cluster, ${clusterCount} need one)`,
+    `run-tests: ${testFiles(files.length)} (${files.length - clusterCount} need no cluster, ${clusterCount} need one)`,
   );
 }
 
@@ -152,10 +153,13 @@ const command = values.coverage
       `--report-dir=${coverageDir}`,
       `--temp-directory=${join(coverageDir, 'tmp')}`,
       // The product code; tests, fixtures, benchmarks and hack/ are not what coverage is about.
+      // --all counts a file that no test loaded as uncovered, rather than leaving it out.
+      '--all',
       '--include=shared/*/src/**',
       '--include=operators/*/src/**',
       '--include=cli/src/**',
       '--exclude=**/*.test.ts',
+      '--exclude=**/testdata/**',
       process.execPath,
       ...nodeArgs,
     ]
@@ -173,7 +177,7 @@ if (plane) {
 }
 if (values.coverage) printCoverage(join(coverageDir, 'coverage-summary.json'));
 console.error(
-  `run-tests: ${files.length} test files ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+  `run-tests: ${testFiles(files.length)} ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)}s`,
 );
 process.exit(code);
 
@@ -222,7 +226,7 @@ function printCoverage(summaryFile: string): void {
   const rows = [...packages.entries()].sort(([a], [b]) => a.localeCompare(b));
   const total = summary.total;
   console.error(
-    `\ncoverage of the files the tests loaded (c8; lcov in ${relative(repoRoot, coverageDir)}/lcov.info)`,
+    `\ncoverage of shared/*/src, operators/*/src and cli/src (c8 --all; lcov in ${relative(repoRoot, coverageDir)}/lcov.info)`,
   );
   console.error(`${'package'.padEnd(28)}${kinds.map((k) => k.padEnd(20)).join('')}`);
   for (const [name, sums] of rows)
