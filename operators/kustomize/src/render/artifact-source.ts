@@ -1,12 +1,12 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Artifact } from '@mooring/api';
+import { type Artifact, Reason } from '@mooring/api';
 import { ArtifactNotFoundError, DigestMismatchError, fetchArtifact } from '@mooring/artifact';
 import { RetryableError, StalledError, WaitingError } from '@mooring/runtime';
 import type { RenderSpec, RenderStep } from './pipeline.ts';
 
 /** Failures of the source steps carry Flux's reason, so users and alerts read them alike. */
-export const ARTIFACT_FAILED = 'ArtifactFailed';
+export const ARTIFACT_FAILED = Reason.ArtifactFailed;
 
 /** What the operator renders: the spec and the source's artifact. */
 export interface RenderInputs extends RenderSpec {

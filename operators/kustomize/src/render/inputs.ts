@@ -1,6 +1,6 @@
 import { type Kustomization, Reason } from '@mooring/api';
 import type { KustomizationOverrides } from '@mooring/kustomize';
-import { type KubeClient, RetryableError, readObjectData, StalledError } from '@mooring/runtime';
+import { type KubeClient, RetryableError, readObjectData } from '@mooring/runtime';
 import type { RenderSpec } from './pipeline.ts';
 
 /** The Kustomization's fields that change what kustomize builds. */
@@ -83,13 +83,6 @@ export async function decryptionOf(
 ): Promise<RenderSpec['decryption']> {
   const dec = obj.spec.decryption;
   if (!dec) return undefined;
-  // As the reconciler refuses it before it renders: not yet supported, so never rendered without it.
-  if (dec.serviceAccountName) {
-    throw new StalledError(
-      'UnsupportedConfiguration',
-      'decryption.serviceAccountName is not supported yet; use secretRef',
-    );
-  }
   if (!dec.secretRef?.name) return { ageIdentities: [] };
   const data = await readData(
     client,

@@ -4,6 +4,7 @@ import {
   DECRYPT_DISABLED,
   KUSTOMIZE_NAME_LABEL,
   KUSTOMIZE_NAMESPACE_LABEL,
+  Reason,
 } from '@mooring/api';
 import {
   build,
@@ -14,13 +15,13 @@ import {
   type Resource,
   toYAML,
 } from '@mooring/kustomize';
-import { RetryableError } from '@mooring/runtime';
+import { RetryableError, runSteps, type Step } from '@mooring/runtime';
 import type { Manifest } from '../apply/object-policy.ts';
 import { buildDecrypting, type DecryptionKeys, FileDecryptionError, isSopsEncrypted } from '../sops/index.ts';
 import { type SubstituteOptions, substituteVariables } from '../substitute.ts';
 
 /** Failures of the build and what follows it carry Flux's reason, so users and alerts read them alike. */
-export const BUILD_FAILED = 'BuildFailed';
+export const BUILD_FAILED = Reason.BuildFailed;
 
 /**
  * Everything a render depends on besides where its files come from; equal inputs give equal
@@ -55,12 +56,8 @@ export interface RenderState<I extends RenderSpec = RenderSpec> {
   readonly cleanups: (() => Promise<void>)[];
 }
 
-/** One step of a render; a step throws a reconcile error (reason and message) to fail it. */
-export interface RenderStep<I extends RenderSpec = RenderSpec> {
-  /** A verb phrase, e.g. `substitute variables`. */
-  readonly name: string;
-  run(state: RenderState<I>): Promise<void> | void;
-}
+/** One step of a render, in the runtime's step shape; it throws a reconcile error (reason and message) to fail the render. */
+export type RenderStep<I extends RenderSpec = RenderSpec> = Step<RenderState<I>>;
 
 /** What an earlier step provides; missing only when a step list is out of order. */
 function need<T>(value: T | undefined, what: string): T {
@@ -186,7 +183,7 @@ export async function runRender<I extends RenderSpec>(
 ): Promise<Rendered> {
   const state: RenderState<I> = { inputs, signal, cleanups: [] };
   try {
-    for (const step of steps) await step.run(state);
+    await runSteps(steps, state);
     const manifests = state.objects ?? [];
     const yaml = toYAML(manifests.map((object) => ({ object: object as never, previousIds: [] })));
     return { manifests, digest: `sha256:${createHash('sha256').update(yaml).digest('hex')}` };
