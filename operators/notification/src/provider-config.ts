@@ -1,4 +1,4 @@
-import type { Provider } from '@mooring/api';
+import type { Provider, Reason } from '@mooring/api';
 import { type KubeClient, parseDuration } from '@mooring/runtime';
 import { parse as parseYaml } from 'yaml';
 import { CHANNEL_TYPES, DEFAULT_ADDRESS_TYPES, PAYLOAD_BUILDERS, TOKEN_TYPES } from './providers/index.ts';
@@ -10,10 +10,10 @@ export const DEFAULT_PROVIDER_TIMEOUT_MS = 15_000;
 
 /** A Provider that cannot send; `reason` is the Ready condition's, the message free of secrets. */
 export class ProviderConfigError extends Error {
-  readonly reason: string;
+  readonly reason: Reason;
   /** True when only a spec change can fix it (as opposed to a Secret appearing later). */
   readonly stalled: boolean;
-  constructor(reason: string, message: string, stalled: boolean) {
+  constructor(reason: Reason, message: string, stalled: boolean) {
     super(message);
     this.name = 'ProviderConfigError';
     this.reason = reason;

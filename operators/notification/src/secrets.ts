@@ -1,3 +1,4 @@
+import type { Reason } from '@mooring/api';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
 
 /** A Secret's data decoded to strings. */
@@ -5,8 +6,8 @@ export type SecretData = Record<string, string>;
 
 /** A Secret that is missing or unreadable; the message names it, never its content. */
 export class SecretError extends Error {
-  readonly reason: string;
-  constructor(reason: string, message: string) {
+  readonly reason: Reason;
+  constructor(reason: Reason, message: string) {
     super(message);
     this.name = 'SecretError';
     this.reason = reason;
