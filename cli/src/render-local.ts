@@ -1,16 +1,23 @@
 import { realpathSync, statSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
+import { KUSTOMIZE_API_VERSION, type Kustomization } from '@mooring/api';
+import { build, createConfinedFs, KustomizeError, toYAML } from '@mooring/kustomize';
 import {
-  KUSTOMIZE_API_VERSION,
-  KUSTOMIZE_NAME_LABEL,
-  KUSTOMIZE_NAMESPACE_LABEL,
-  type Kustomization,
-} from '@mooring/api';
-import { build, createConfinedFs, KustomizeError, type Resource, toYAML } from '@mooring/kustomize';
-import { ApiError, type KubeClient, type KubeObject, readObjectData } from '@mooring/runtime';
-// The operator's own render pieces, so a local render follows the same rules as the cluster's.
-import { overridesOf } from '../../operators/kustomize/src/render.ts';
-import { substituteVariables } from '../../operators/kustomize/src/substitute.ts';
+  folderSource,
+  RenderObjectNotFoundError,
+  type RenderSpec,
+  renderSpecOf,
+  renderSteps,
+  runRender,
+} from '@mooring/kustomize-operator/render';
+import {
+  ApiError,
+  type KubeClient,
+  type KubeObject,
+  RetryableError,
+  StalledError,
+  WaitingError,
+} from '@mooring/runtime';
 import { CliError } from './cli-error.ts';
 
 /** Splits a local directory into a confined root (the filesystem root) and a path inside it. */
@@ -41,21 +48,6 @@ export async function renderDirectory(dir: string): Promise<string> {
   }
 }
 
-async function readVariables(
-  client: KubeClient,
-  kind: 'Secret' | 'ConfigMap',
-  namespace: string,
-  name: string,
-  optional: boolean,
-): Promise<Record<string, string>> {
-  const data = await readObjectData(client, kind, namespace, name);
-  if (data !== undefined) return data;
-  if (optional) return {};
-  throw new CliError(
-    `postBuild.substituteFrom names ${kind} ${namespace}/${name}, which does not exist: create it or mark it optional.`,
-  );
-}
-
 /** Reads a Kustomization from the cluster. */
 export async function getKustomization(
   client: KubeClient,
@@ -78,9 +70,21 @@ export async function getKustomization(
   }
 }
 
+/** What the spec names for the render but the cluster lacks, said as what to do about it. */
+function missingObject(err: RenderObjectNotFoundError): CliError {
+  const what = `${err.field} names ${err.kind} ${err.namespace}/${err.objectName}, which does not exist`;
+  return new CliError(
+    err.field === 'postBuild.substituteFrom'
+      ? `${what}: create it or mark it optional.`
+      : `${what}: create it with the age key the files are encrypted for.`,
+  );
+}
+
 /**
- * Renders `dir` as the operator renders the Kustomization's artifact: its overrides, postBuild
- * variables from the cluster, and the owner labels. SOPS decryption is not done locally.
+ * Renders `dir` through the operator's own render steps, with the folder as the source instead of
+ * the artifact: the Kustomization's overrides, its decryption keys and postBuild variables read from
+ * the cluster as the operator reads them, and the owner labels. What it prints is what the
+ * operator would apply from the same files.
  */
 export async function renderKustomization(
   client: KubeClient,
@@ -88,50 +92,31 @@ export async function renderKustomization(
   dir: string,
 ): Promise<KubeObject[]> {
   const { root, path } = confine(dir);
-  const namespace = ks.metadata.namespace ?? 'default';
-  let resources: Resource[];
+  // The operator refuses it before it renders (its 'validate spec' step), so nothing would be applied.
+  if (ks.spec.decryption?.serviceAccountName)
+    throw new CliError('decryption.serviceAccountName is not supported yet; use secretRef');
+  let spec: RenderSpec;
   try {
-    resources = await build(createConfinedFs(root), path, {
-      generateWhenMissing: true,
-      loadRestrictions: 'none',
-      overrides: overridesOf(ks),
-    });
+    spec = await renderSpecOf(client, ks);
   } catch (err) {
-    if (err instanceof KustomizeError) throw new CliError(`kustomize build of ${dir} failed: ${err.message}`);
+    if (err instanceof RenderObjectNotFoundError) throw missingObject(err);
     throw err;
   }
-  const post = ks.spec.postBuild;
-  let vars: Record<string, string> | undefined;
-  if (post) {
-    vars = {};
-    for (const ref of post.substituteFrom ?? [])
-      Object.assign(vars, await readVariables(client, ref.kind, namespace, ref.name, !!ref.optional));
-    Object.assign(vars, post.substitute ?? {});
+  try {
+    const rendered = await runRender(
+      renderSteps(folderSource(root)),
+      { ...spec, path },
+      new AbortController().signal,
+    );
+    return rendered.manifests as KubeObject[];
+  } catch (err) {
+    if (err instanceof RetryableError && err.cause instanceof KustomizeError)
+      throw new CliError(`kustomize build of ${dir} failed: ${err.cause.message}`);
+    // The operator's reason would be the condition's; its message is the sentence to show.
+    if (err instanceof RetryableError || err instanceof StalledError || err instanceof WaitingError)
+      throw new CliError(err.message);
+    throw err;
   }
-  const out: KubeObject[] = [];
-  for (const resource of resources) {
-    let obj = resource.object as unknown as KubeObject;
-    const label = `${obj.kind}/${obj.metadata?.namespace ? `${obj.metadata.namespace}/` : ''}${obj.metadata?.name}`;
-    if (vars && post) {
-      try {
-        obj = substituteVariables(
-          obj,
-          vars,
-          { strict: true, strategy: post.substituteStrategy ?? 'WithVariables' },
-          label,
-        );
-      } catch (err) {
-        throw new CliError(`post-build substitution failed: ${(err as Error).message}`);
-      }
-    }
-    obj.metadata.labels = {
-      ...obj.metadata.labels,
-      [KUSTOMIZE_NAME_LABEL]: ks.metadata.name ?? '',
-      [KUSTOMIZE_NAMESPACE_LABEL]: namespace,
-    };
-    out.push(obj);
-  }
-  return out;
 }
 
 /** The rendered objects as multi-document YAML, in kustomize's emitter. */
