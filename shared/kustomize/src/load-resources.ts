@@ -1,14 +1,17 @@
 import {
   type Document,
+  isAlias,
   isMap,
   isPair,
   isScalar,
   isSeq,
+  LineCounter,
   parseAllDocuments,
   type ScalarTag,
   type Tags,
+  visit,
 } from 'yaml';
-import { KustomizeError } from './errors.ts';
+import { KustomizeError, YamlSyntaxError } from './errors.ts';
 import { mayHoldBigInts, noteExactInts } from './exact-ints.ts';
 import type { JsonObject, JsonValue } from './resource.ts';
 
@@ -150,20 +153,21 @@ function checkDepth(value: JsonValue, maxDepth: number, source: string): void {
  * A direct walk over maps and lists rather than yaml's visit(): this runs on every resource document,
  * and the generic visitor cost more than the rest of the loader's own work.
  */
-function refuseNonStringKeys(node: unknown, source: string): void {
+function refuseNonStringKeys(node: unknown, source: string, lines: LineCounter): void {
   if (isMap(node) || isSeq(node)) {
-    for (const item of node.items) refuseNonStringKeys(item, source);
+    for (const item of node.items) refuseNonStringKeys(item, source, lines);
   } else if (isPair(node)) {
     // Pairs sit in maps, and in flow lists (`[a: 1]`).
     const key = node.key;
     if (isScalar(key)) {
       if (typeof key.value !== 'string') {
+        const at = key.range ? lines.linePos(key.range[0]) : undefined;
         throw new KustomizeError(
-          `${source}: mapping key ${JSON.stringify(key.source ?? String(key.value))} is not a string; quote it`,
+          `${source}: mapping key ${JSON.stringify(key.source ?? String(key.value))}${at ? ` at line ${at.line}, column ${at.col}` : ''} is not a string; quote it`,
         );
       }
-    } else refuseNonStringKeys(key, source);
-    refuseNonStringKeys(node.value, source);
+    } else refuseNonStringKeys(key, source, lines);
+    refuseNonStringKeys(node.value, source, lines);
   }
 }
 
@@ -188,7 +192,28 @@ function keepAnnotationText(doc: Document, value: JsonValue): void {
   }
 }
 
-/** Parses a multi-document YAML (or JSON) stream into plain values; comment-only documents are skipped. */
+const firstLine = (message: string): string => message.split('\n')[0] ?? '';
+
+/** Where the first alias whose anchor is not defined before it starts, or undefined when none is found. */
+function unresolvedAliasOffset(doc: Document): number | undefined {
+  const anchors = new Set<string>();
+  let offset: number | undefined;
+  visit(doc, (_key, node) => {
+    if (isAlias(node)) {
+      if (!anchors.has(node.source)) {
+        offset = node.range?.[0];
+        return visit.BREAK;
+      }
+    } else if ((isScalar(node) || isMap(node) || isSeq(node)) && node.anchor) anchors.add(node.anchor);
+    return undefined;
+  });
+  return offset;
+}
+
+/**
+ * Parses a multi-document YAML (or JSON) stream into plain values; comment-only documents are skipped.
+ * A syntax error is a YamlSyntaxError naming `source` with the line and column where the parser stopped.
+ */
 export function parseYamlDocuments(
   text: string,
   source: string,
@@ -210,15 +235,31 @@ export function parseYamlDocuments(
     throw new KustomizeError(`${source}: YAML is nested more than ${limits.maxDepth} levels deep`);
   }
   const out: JsonValue[] = [];
+  // Offsets are counted over the whole stream, so a later document's lines are the file's lines.
+  const lines = new LineCounter();
+  const syntaxError = (offset: number | undefined, reason: string): YamlSyntaxError => {
+    const at = offset === undefined ? undefined : lines.linePos(offset);
+    return new YamlSyntaxError(source, at?.line, at?.col, reason);
+  };
   try {
-    const options = parseOptions(limits, schema);
+    const options = { ...parseOptions(limits, schema), lineCounter: lines };
     const bigInts = mayHoldBigInts(text);
     for (const doc of parseAllDocuments(text, options)) {
       const error = doc.errors[0];
-      if (error) throw new KustomizeError(`${source}: invalid YAML: ${error.message.split('\n')[0]}`);
+      if (error) throw syntaxError(error.pos[0], firstLine(error.message));
       if (doc.contents === null) continue;
-      if (annotationText) refuseNonStringKeys(doc.contents, source);
-      const value = doc.toJS({ maxAliasCount: limits.maxAliasCount }) as JsonValue;
+      if (annotationText) refuseNonStringKeys(doc.contents, source, lines);
+      let value: JsonValue;
+      try {
+        value = doc.toJS({ maxAliasCount: limits.maxAliasCount }) as JsonValue;
+      } catch (error) {
+        // yaml finds an alias without its anchor only here, without a position: look the alias up.
+        const message = firstLine((error as Error).message);
+        if (error instanceof ReferenceError && /^Unresolved alias/.test(message)) {
+          throw syntaxError(unresolvedAliasOffset(doc), message);
+        }
+        throw error;
+      }
       checkDepth(value, limits.maxDepth, source);
       if (bigInts) noteExactInts(doc.contents, value);
       if (annotationText) keepAnnotationText(doc, value);
@@ -227,11 +268,11 @@ export function parseYamlDocuments(
   } catch (error) {
     if (error instanceof KustomizeError) throw error;
     if (error instanceof RangeError) throw new KustomizeError(`${source}: YAML is nested too deeply`);
-    const message = (error as Error).message.split('\n')[0] ?? '';
+    const message = firstLine((error as Error).message);
     if (/alias/i.test(message)) {
       throw new KustomizeError(`${source}: YAML expands too many aliases (limit ${limits.maxAliasCount})`);
     }
-    throw new KustomizeError(`${source}: invalid YAML: ${message}`);
+    throw syntaxError(undefined, message);
   }
   return out;
 }

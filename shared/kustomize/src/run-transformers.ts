@@ -28,7 +28,7 @@ const readText = (w: Where, path: string): string => w.fs.readFile(fileIn(w, pat
 export function loadOpenApi(w: Where, k: Kustomization, limits: YamlLimits): JsonObject | undefined {
   const path = k.openapi?.path;
   if (path === undefined) return undefined;
-  const [doc] = parseYamlDocuments(readText(w, path), path, limits);
+  const [doc] = parseYamlDocuments(readText(w, path), fileIn(w, path), limits);
   if (doc === null || doc === undefined || typeof doc !== 'object' || Array.isArray(doc)) {
     throw new KustomizeError(`openapi document ${path} is not a mapping`);
   }
@@ -51,7 +51,7 @@ function patchInputs(
       isFile = false;
     }
     return isFile
-      ? { patch: readText(w, entry), source: entry, format: 'strategicMerge' }
+      ? { patch: readText(w, entry), source: fileIn(w, entry), format: 'strategicMerge' }
       : { patch: entry, source: 'inline', format: 'strategicMerge' };
   });
   const patches: PatchInput[] = (k.patches ?? []).map((p) => {
@@ -62,7 +62,7 @@ function patchInputs(
       throw new KustomizeError('a patch must set path or patch');
     const input: PatchInput = {
       patch: p.path !== undefined ? readText(w, p.path) : (p.patch as string),
-      source: p.path ?? 'inline',
+      source: p.path !== undefined ? fileIn(w, p.path) : 'inline',
     };
     if (p.target) input.target = target(p.target);
     if (p.options) input.options = { ...p.options };
@@ -72,7 +72,12 @@ function patchInputs(
     if (p.target === undefined) throw new KustomizeError('a patchesJson6902 entry must have a target');
     const text = p.path !== undefined ? readText(w, p.path) : p.patch;
     if (text === undefined) throw new KustomizeError('a patchesJson6902 entry must set path or patch');
-    return { patch: text, target: { ...p.target }, source: p.path ?? 'inline', format: 'json6902' };
+    return {
+      patch: text,
+      target: { ...p.target },
+      source: p.path !== undefined ? fileIn(w, p.path) : 'inline',
+      format: 'json6902',
+    };
   });
   return { smp, patches, json6902 };
 }
@@ -87,7 +92,7 @@ function replacements(w: Where, k: Kustomization, limits: YamlLimits): Replaceme
           `replacement ${entry.path}: a replacement with a path may not set other fields`,
         );
       }
-      for (const doc of parseYamlDocuments(readText(w, entry.path), entry.path, limits)) {
+      for (const doc of parseYamlDocuments(readText(w, entry.path), fileIn(w, entry.path), limits)) {
         if (Array.isArray(doc)) out.push(...doc);
         else out.push(doc);
       }

@@ -184,4 +184,54 @@ describe('build errors', () => {
       /failed to decode Kubernetes YAML from apps\/values\.yaml/,
     );
   });
+
+  it('names the whole path, the line and the column of a YAML syntax error in any file the build reads', async () => {
+    const bad = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n labels: {}\n';
+    const at = 'invalid YAML at line 5, column 1: All mapping items must start at the same column';
+    const overlay = (extra: Record<string, string>) =>
+      tree({
+        'apps/base/kustomization.yaml': 'resources: [deploy.yaml]\n',
+        'apps/base/deploy.yaml': cm('a'),
+        ...extra,
+      });
+    const refused = async (root: string, message: string) => {
+      const error = await build(createConfinedFs(root), 'apps/staging').then(
+        () => assert.fail('the build succeeded'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof KustomizeError);
+      assert.ok(error.message.includes(message), error.message);
+    };
+    await refused(
+      overlay({ 'apps/staging/kustomization.yaml': 'resources: [../base]\n', 'apps/base/deploy.yaml': bad }),
+      `apps/base/deploy.yaml: ${at}`,
+    );
+    await refused(
+      overlay({ 'apps/staging/kustomization.yaml': 'resources: [../base]\nnamespace: x\n  y: z\n' }),
+      'apps/staging/kustomization.yaml: invalid YAML at line 2, column 12:',
+    );
+    for (const field of ['patches: [{path: patch.yaml}]', 'patchesStrategicMerge: [patch.yaml]']) {
+      await refused(
+        overlay({
+          'apps/staging/kustomization.yaml': `resources: [../base]\n${field}\n`,
+          'apps/staging/patch.yaml': bad,
+        }),
+        `apps/staging/patch.yaml: ${at}`,
+      );
+    }
+    await refused(
+      overlay({
+        'apps/staging/kustomization.yaml': 'resources: [../base]\nreplacements: [{path: r.yaml}]\n',
+        'apps/staging/r.yaml': '- source: {kind: ConfigMap}\n targets: []\n',
+      }),
+      'apps/staging/r.yaml: invalid YAML at line 2, column',
+    );
+    await refused(
+      overlay({
+        'apps/staging/kustomization.yaml': 'resources: [../base]\nopenapi: {path: schema.yaml}\n',
+        'apps/staging/schema.yaml': bad,
+      }),
+      `apps/staging/schema.yaml: ${at}`,
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isRemote, parseResources, resolveGoNumber } from '../src/load-resources.ts';
+import { YamlSyntaxError } from '../src/errors.ts';
+import { isRemote, parseResources, parseYamlDocuments, resolveGoNumber } from '../src/load-resources.ts';
 
 describe('resolveGoNumber reads plain scalars as kyaml (yaml.v3) does', () => {
   const cases: [string, unknown][] = [
@@ -62,7 +63,51 @@ describe('parseResources', () => {
     assert.throws(
       () =>
         parseResources('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\ndata:\n  1: x\n', 'r.yaml'),
-      /mapping key "1" is not a string/,
+      /: r\.yaml: mapping key "1" at line 6, column 3 is not a string; quote it$/,
+    );
+  });
+});
+
+describe('YAML syntax errors', () => {
+  /** The error parseYamlDocuments throws for text, which must be a YamlSyntaxError. */
+  const syntaxError = (text: string, source = 'apps/base/deploy.yaml'): YamlSyntaxError => {
+    try {
+      parseYamlDocuments(text, source);
+    } catch (error) {
+      assert.ok(error instanceof YamlSyntaxError, `not a YamlSyntaxError: ${String(error)}`);
+      return error;
+    }
+    assert.fail('parsed without an error');
+  };
+
+  it('name the whole path, the line and the column', () => {
+    const error = syntaxError('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n labels: {}\n');
+    assert.equal(
+      error.message,
+      'apps/base/deploy.yaml: invalid YAML at line 5, column 1: All mapping items must start at the same column',
+    );
+    assert.deepEqual([error.file, error.line, error.column], ['apps/base/deploy.yaml', 5, 1]);
+  });
+
+  it('count the lines of the whole stream, not of the document that failed', () => {
+    const error = syntaxError('a: 1\n---\nb: 2\n---\nc:\n  d: 1\n  e: [x\n', 'r.yaml');
+    assert.equal(error.line, 8);
+    assert.match(error.message, /^r\.yaml: invalid YAML at line 8, column 1: Flow sequence/);
+  });
+
+  it('give the column inside the line and count CRLF lines', () => {
+    assert.equal(
+      syntaxError('a: 1\r\nb: x: y\r\n', 'k.yaml').message,
+      'k.yaml: invalid YAML at line 2, column 4: Nested mappings are not allowed in compact mappings',
+    );
+    const duplicate = syntaxError('kind: A\nmetadata:\n  name: a\n  name: b\n', 'k.yaml');
+    assert.deepEqual([duplicate.line, duplicate.column], [4, 3]);
+  });
+
+  it('place an alias whose anchor is not defined', () => {
+    assert.equal(
+      syntaxError('a: 1\nb:\n  c: *missing\n', 'x.yaml').message,
+      'x.yaml: invalid YAML at line 3, column 6: Unresolved alias (the anchor must be set before the alias): missing',
     );
   });
 });
