@@ -15,20 +15,12 @@ import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { sourceOperator } from '@mooring/source-operator';
 import { freePort } from '../../hack/lib/processes.ts';
 import { GitServer, type InProcessOperators, startInProcessOperators, uniqueName } from '../harness/index.ts';
+import { mulberry32 } from '../simulation/prng.ts';
 import { FaultProxy } from './fault-proxy.ts';
 import { type OperatorChild, startOperatorChild } from './operator-child.ts';
 
-/** mulberry32: a tiny seeded generator, so a failing trial replays from its seed alone. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The simulation suite's seeded generator, so a failing trial replays from its seed alone. */
+export const seededRandom = mulberry32;
 
 interface KustomizationStatus {
   lastAppliedRevision?: string;
