@@ -75,6 +75,64 @@ describe('GitRepository credentials', { concurrency: 3 }, () => {
     }
   });
 
+  test('a refused login names the Secret it tried, or says that no Secret is set', async () => {
+    const server = await GitServer.start({ auth: { username: 'git', password: PASSWORD } });
+    try {
+      const repo = await server.createRepo('login');
+      await repo.commit({ 'a.yaml': 'a' });
+      await secret('login-bad', { username: 'git', password: `${PASSWORD}-wrong` });
+      const bad = uniqueName('login-bad');
+      const none = uniqueName('login-none');
+      const spec = { url: repo.url, interval: '10m', ref: { branch: 'main' } };
+      await createSource(KIND, namespace, bad, { ...spec, secretRef: { name: 'login-bad' } });
+      await createSource(KIND, namespace, none, spec);
+      const wrong = await waitForReady(KIND, namespace, bad, 'False');
+      const missing = await waitForReady(KIND, namespace, none, 'False');
+      for (const failed of [wrong, missing])
+        assert.equal(conditionOf(failed, ConditionType.FetchFailed)?.reason, 'AuthenticationFailed');
+      assert.match(
+        conditionOf(wrong, 'Ready')!.message,
+        new RegExp(`authentication failed with the credentials in Secret ${namespace}/login-bad\\b`),
+      );
+      assert.match(
+        conditionOf(missing, 'Ready')!.message,
+        /the server asks for credentials and spec\.secretRef is not set/,
+      );
+      assert.doesNotMatch(await visibleText(bad), new RegExp(PASSWORD));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a repository the server does not have is reported as not found, at its URL', async () => {
+    const open = await GitServer.start();
+    const guarded = await GitServer.start({ auth: { username: 'git', password: PASSWORD } });
+    try {
+      await secret('notfound-good', { username: 'git', password: PASSWORD });
+      const plain = uniqueName('notfound');
+      const withSecret = uniqueName('notfound-secret');
+      const plainUrl = `${open.baseUrl}/no-such-repo.git`;
+      const guardedUrl = `${guarded.baseUrl}/no-such-repo.git`;
+      await createSource(KIND, namespace, plain, { url: plainUrl, interval: '10m' });
+      await createSource(KIND, namespace, withSecret, {
+        url: guardedUrl,
+        interval: '10m',
+        secretRef: { name: 'notfound-good' },
+      });
+      const failed = await waitForReady(KIND, namespace, plain, 'False');
+      assert.equal(conditionOf(failed, ConditionType.FetchFailed)?.reason, 'GitOperationFailed');
+      assert.equal(conditionOf(failed, 'Ready')!.message, `repository not found at ${plainUrl}`);
+      // Hosts answer 404 for a private repository the credentials may not read: the Secret is named.
+      const hidden = await waitForReady(KIND, namespace, withSecret, 'False');
+      const message = conditionOf(hidden, 'Ready')!.message;
+      assert.ok(message.startsWith(`repository not found at ${guardedUrl}`), message);
+      assert.ok(message.includes(`Secret ${namespace}/notfound-good`), message);
+    } finally {
+      await guarded.close();
+      await open.close();
+    }
+  });
+
   test('bearer token auth', async () => {
     const server = await GitServer.start({ auth: { bearerToken: TOKEN } });
     try {
