@@ -27,7 +27,7 @@ export interface GitRepositoryRun extends SourceRun<NonNullable<GitRepository['s
   checkout?: CheckoutResult;
 }
 
-export type VerifyMode = 'HEAD' | 'Tag' | 'TagAndHEAD';
+type VerifyMode = 'HEAD' | 'Tag' | 'TagAndHEAD';
 
 /** The ref to fetch, Flux's default branch when none is given. */
 export function refOf(obj: GitRepository): GitRefSpec {

@@ -28,7 +28,7 @@ const EXCLUDE_CI = [
 ];
 
 /** Flux's default exclusions for a GitRepository: VCS files, binaries, CI configuration. */
-export const DEFAULT_EXCLUSIONS = [...EXCLUDE_VCS, ...EXCLUDE_EXT, ...EXCLUDE_CI];
+const DEFAULT_EXCLUSIONS = [...EXCLUDE_VCS, ...EXCLUDE_EXT, ...EXCLUDE_CI];
 
 const SOURCEIGNORE = '.sourceignore';
 
@@ -39,7 +39,7 @@ interface ScopedRules {
 }
 
 /** True when the path (POSIX, relative to the root) is left out of the artifact; `packDirectory`'s filter. */
-export type ExclusionFilter = (relPath: string, isDir: boolean) => boolean;
+type ExclusionFilter = (relPath: string, isDir: boolean) => boolean;
 
 /**
  * What to leave out of a checkout's artifact: `.git` always excluded; then Flux's default exclusions, which

@@ -16,7 +16,7 @@ import { SOURCE_FLAGS, sourceOptions } from './source-flags.ts';
  * Size limits of one artifact. A single file over 100 MiB (Flux's extraction cap) is refused with
  * the file's name; the whole tree may reach 1 GiB.
  */
-export const ARTIFACT_LIMITS = { maxFileBytes: 100 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024 };
+const ARTIFACT_LIMITS = { maxFileBytes: 100 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024 };
 
 /**
  * The source operator: GitRepository and OCIRepository reconcilers sharing one artifact storage,

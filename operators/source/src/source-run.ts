@@ -3,12 +3,12 @@ import type { ArtifactRef, ArtifactStorage } from '@mooring/artifact';
 import type { ReconcileContext } from '@mooring/runtime';
 
 /** The part of a source's status the shared steps read and write. */
-export interface SourceStatus {
+interface SourceStatus {
   artifact?: Artifact;
 }
 
 /** An artifact a kind's pack step just stored, with what the status records about how it was built. */
-export interface PackedArtifact<S extends SourceStatus> {
+interface PackedArtifact<S extends SourceStatus> {
   artifact: Artifact;
   /** Status fields that say what the artifact was built from (spec.ignore and the like). */
   observed: Partial<S>;
