@@ -137,7 +137,13 @@ test('check reports CRDs and missing operators (exit 1); --pre passes; uninstall
   assert.equal(check.code, 1, check.stderr);
   assert.match(check.stdout, /^✔ Kubernetes v\d+\.\d+/);
   assert.match(check.stdout, /^✔ CRD kustomizations\.kustomize\.mooring\.dev established$/m);
-  assert.match(check.stdout, new RegExp(`^✗ Deployment ${ns}/source not found: run 'mooring install'$`, 'm'));
+  assert.match(
+    check.stdout,
+    new RegExp(
+      `^✗ Deployment ${ns}/source not found: run 'mooring install', or run the operators locally \\(npm run operators -- --kubeconfig …\\)$`,
+      'm',
+    ),
+  );
   assert.equal(pre.code, 0, pre.stderr);
   assert.match(pre.stdout, /✔ all checks passed/);
   assert.equal(refused.code, 1);
