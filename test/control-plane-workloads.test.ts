@@ -111,6 +111,14 @@ describe('a control plane with workloads (kube-controller-manager, kube-schedule
           const conditions = (pod.status as { conditions?: { type: string; reason?: string }[] }).conditions;
           assert.ok(conditions?.some((c) => c.type === 'PodScheduled' && c.reason === 'Unschedulable'));
         }
+        // The Deployment controller has counted them too; before that kstatus says LessReplicas.
+        const live = await client.get<KubeObject & { status?: { replicas?: number } }>({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          namespace,
+          name: 'stuck',
+        });
+        assert.equal(live.status?.replicas, 2);
         return true;
       },
       30_000,

@@ -7,7 +7,6 @@ import { test } from 'node:test';
 import { TokenBucket } from '@mooring/runtime';
 import { replayCommand } from './run.ts';
 import {
-  isKnown,
   KNOWN_FINALIZE_GIVES_UP,
   KNOWN_NEGATIVE_DURATION,
   KNOWN_STALE_INVENTORY,
@@ -22,26 +21,18 @@ const FROM = Number(process.env.MOORING_SIM_FROM ?? 1);
 
 test(`simulation: ${SEEDS} seeds keep every invariant and converge once the faults stop`, async (t) => {
   const failures: string[] = [];
-  const known = new Map<string, number[]>();
   let converged = 0;
   for (let seed = FROM; seed < FROM + SEEDS; seed++) {
     const r = await simulate(seed);
     if (r.stepsToConverge !== undefined) converged++;
+    // The bugs once marked known (known:*) are fixed: any violation, known or not, fails.
     for (const v of r.violations) {
-      if (isKnown(v)) {
-        const seeds = known.get(v.invariant) ?? [];
-        if (!seeds.includes(seed)) seeds.push(seed);
-        known.set(v.invariant, seeds);
-      } else {
-        failures.push(
-          `seed ${seed}: ${v.invariant} at step ${v.step}: ${v.message}\n  replay: ${replayCommand(seed)}`,
-        );
-      }
+      failures.push(
+        `seed ${seed}: ${v.invariant} at step ${v.step}: ${v.message}\n  replay: ${replayCommand(seed)}`,
+      );
     }
   }
   t.diagnostic(`${converged} of ${SEEDS} seeds converged`);
-  for (const [invariant, seeds] of known)
-    t.diagnostic(`known bug ${invariant}: ${seeds.length} seeds (${seeds.slice(0, 8).join(', ')})`);
   assert.deepEqual(failures, [], `invariants broken:\n${failures.join('\n')}`);
 });
 
@@ -63,36 +54,25 @@ test('different seeds are different runs', async () => {
 
 const knownAt = (r: SimResult, invariant: string) => r.violations.filter((v) => v.invariant === invariant);
 
-// The bugs the simulation found, each pinned to a seed that shows it. They are reported rather
-// than fixed in this change; each turns into a passing test once its fix lands.
+// The bugs the simulation found, each pinned to a seed that showed it; fixed since, these keep them fixed.
 
-test('finalizing a Kustomization deletes every object of its inventory, or retries (seed 9)', {
-  todo: 'kustomization-reconciler finalize logs "could not delete every object" and removes the finalizer anyway',
-}, async () => {
+test('finalizing a Kustomization deletes every object of its inventory, or retries (seed 9)', async () => {
   assert.deepEqual(knownAt(await simulate(9), KNOWN_FINALIZE_GIVES_UP), []);
 });
 
-test('Controller.stop() during start() leaves no informer running (seed 72)', {
-  todo: 'Controller.start() goes on to start the primary informer after stop() was called',
-}, async () => {
+test('Controller.stop() during start() leaves no informer running (seed 72)', async () => {
   assert.deepEqual(knownAt(await simulate(72), KNOWN_STOP_DURING_START), []);
 });
 
-test('a reconcile that starts from a stale cached Kustomization keeps the stored inventory (seed 777)', {
-  todo: 'the intent write stores the cached (stale) inventory plus what the pass writes',
-}, async () => {
+test('a reconcile that starts from a stale cached Kustomization keeps the stored inventory (seed 777)', async () => {
   assert.deepEqual(knownAt(await simulate(777), KNOWN_STALE_INVENTORY), []);
 });
 
-test('a wall-clock step backwards during a reconcile records no negative duration (seed 777)', {
-  todo: 'recordHistory measures lastReconciledDuration with Date.now, the wall clock',
-}, async () => {
+test('a wall-clock step backwards during a reconcile records no negative duration (seed 777)', async () => {
   assert.deepEqual(knownAt(await simulate(777), KNOWN_NEGATIVE_DURATION), []);
 });
 
-test("a wall-clock step backwards does not stall the client's rate limiter", {
-  todo: 'TokenBucket refills by (now - last) on Date.now: a step back makes the balance deeply negative',
-}, () => {
+test("a wall-clock step backwards does not stall the client's rate limiter", () => {
   let now = 1_000_000;
   const bucket = new TokenBucket(50, 100, () => now);
   assert.equal(bucket.reserve(), 0);

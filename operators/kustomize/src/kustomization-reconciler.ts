@@ -1,9 +1,17 @@
-import { FINALIZER, KUSTOMIZE_API_VERSION, type Kustomization, SOURCE_API_VERSION } from '@mooring/api';
+import {
+  FINALIZER,
+  KUSTOMIZE_API_VERSION,
+  type Kustomization,
+  Reason,
+  type ResourceInventory,
+  SOURCE_API_VERSION,
+} from '@mooring/api';
 import {
   type KubeObject,
   type ReconcileContext,
   type ReconcileResult,
   type Reconciler,
+  RetryableError,
   runSteps,
   timeoutSignal,
 } from '@mooring/runtime';
@@ -29,8 +37,26 @@ const keyOf = (o: { metadata: { namespace?: string; name?: string } }) =>
  */
 export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kustomization> {
   const { client } = deps;
-  const memory: KustomizationMemory = { knownVersions: new Map(), remotes: new RemoteClusters() };
+  const memory: KustomizationMemory = {
+    knownVersions: new Map(),
+    remotes: new RemoteClusters(),
+    lastInventory: new Map(),
+  };
   const { remotes, knownVersions } = memory;
+
+  /**
+   * The inventory to start from: the cached object's, plus what this process last wrote for it.
+   * The informer's copy can lag behind our own status writes (a stalled watch), and starting from
+   * it alone would drop objects applied in between from the inventory for good.
+   */
+  const inventorySeen = (obj: Kustomization): ResourceInventory | undefined => {
+    const cached = obj.status?.inventory;
+    const written = memory.lastInventory.get(keyOf(obj));
+    if (!written) return cached;
+    const ids = new Map((cached?.entries ?? []).map((e) => [e.id, e]));
+    for (const e of written.entries) if (!ids.has(e.id)) ids.set(e.id, e);
+    return { entries: [...ids.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
+  };
 
   async function reconcile(obj: Kustomization, ctx: ReconcileContext): Promise<ReconcileResult> {
     const status = ctx.status as NonNullable<Kustomization['status']>;
@@ -41,13 +67,19 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       status,
       deps,
       memory,
-      started: Date.now(),
+      started: performance.now(),
       timings,
       owner: { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' },
       signal: AbortSignal.any([ctx.signal, timeoutSignal(timings.timeoutMs)]),
-      previous: status.inventory,
+      previous: inventorySeen(obj),
     };
-    const outcome = await runSteps(KUSTOMIZATION_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+    let outcome: Awaited<ReturnType<typeof runSteps>>;
+    try {
+      outcome = await runSteps(KUSTOMIZATION_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+    } finally {
+      // What this reconcile leaves in status.inventory is what the status write will hold.
+      if (status.inventory) memory.lastInventory.set(keyOf(obj), status.inventory);
+    }
     const revision = run.source!.artifact.revision;
     return { message: `Applied revision: ${revision}`, revision, requeueAfterMs: outcome.requeueAfterMs };
   }
@@ -62,17 +94,40 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     async finalize(obj, ctx) {
       knownVersions.delete(keyOf(obj));
       const policy = obj.spec.deletionPolicy ?? 'MirrorPrune';
-      const entries = obj.status?.inventory?.entries ?? [];
+      const entries = inventorySeen(obj)?.entries ?? [];
+      memory.lastInventory.delete(keyOf(obj));
       if (obj.spec.suspend || entries.length === 0 || policy === 'Orphan') return;
       if (policy === 'MirrorPrune' && !obj.spec.prune) return;
       const owner = { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' };
       const impersonate = impersonationFor(obj, deps.defaultServiceAccount);
       const refs = entries.map(fromEntry);
-      const target = (await remotes.clientFor(client, obj).catch(() => undefined)) ?? client;
-      remotes.forget(keyOf(obj));
+      let target = client;
+      if (obj.spec.kubeConfig) {
+        try {
+          target = (await remotes.clientFor(client, obj)) ?? client;
+        } catch (err) {
+          // Never this cluster in its place: the same names here are someone else's objects.
+          ctx.log.warn(
+            { err: (err as Error).message },
+            'remote cluster unreachable; its objects are left as they are',
+          );
+          ctx.event(
+            'error',
+            'PruneFailed',
+            `objects on the remote cluster were not deleted: ${(err as Error).message}`,
+          );
+          return;
+        }
+      }
       const result = await pruneObjects(target, refs, owner, impersonate);
-      if (result.failed.length)
-        ctx.log.warn({ failed: result.failed.map((f) => f.message) }, 'could not delete every object');
+      remotes.forget(keyOf(obj));
+      if (result.failed.length) {
+        // The finalizer stays and the runtime retries, as Flux does: giving up would orphan them.
+        throw new RetryableError(
+          Reason.PruneFailed,
+          `could not delete every object: ${result.failed.map((f) => f.message).join('; ')}`,
+        );
+      }
       if (policy === 'WaitForTermination') {
         const left = await waitForTermination(
           target,

@@ -23,6 +23,8 @@ export interface KustomizationMemory {
   /** Per Kustomization: what we last applied, so an unchanged object costs one GET and no apply. */
   knownVersions: Map<string, Map<string, string>>;
   remotes: RemoteClusters;
+  /** Per Kustomization: the inventory this process last left in its status. */
+  lastInventory: Map<string, ResourceInventory>;
 }
 
 type Rendered = Awaited<ReturnType<RenderCache['get']>>;
@@ -37,13 +39,15 @@ export interface KustomizationRun {
   readonly status: NonNullable<Kustomization['status']>;
   readonly deps: KustomizationDeps;
   readonly memory: KustomizationMemory;
+  /** performance.now() at the start: a wall clock stepped back must not make a duration negative. */
   readonly started: number;
   readonly timings: ReturnType<typeof kustomizationTimings>;
   readonly owner: { name: string; namespace: string };
   /** Aborts at the object's timeout or when the operator shuts down. */
   readonly signal: AbortSignal;
-  /** The inventory before this reconcile. */
-  readonly previous: ResourceInventory | undefined;
+  /** The inventory before this reconcile (joined with the stored one before anything is written). */
+  previous: ResourceInventory | undefined;
+  storedInventoryJoined?: boolean;
   healthExprs?: ReturnType<typeof compileHealthExprs>;
   source?: ResolvedSource;
   /** The cluster the objects go to: this one, or the one `spec.kubeConfig` names. */

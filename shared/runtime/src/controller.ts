@@ -225,6 +225,9 @@ export class Controller<T extends MooringObject> {
   async start(): Promise<void> {
     this.#hardStop = new AbortController();
     await Promise.all(this.#secondary.map((i) => i.start()));
+    // stop() may have come while the secondary informers synced: starting the primary now would
+    // leave its list/watch loop retrying forever after the controller stopped.
+    if (this.queue.shuttingDown) return;
     await this.informer.start();
     for (let i = 0; i < (this.#o.concurrent ?? 4); i++) this.#workers.push(this.#worker());
   }

@@ -20,7 +20,8 @@ export class TokenBucket {
   /** Milliseconds to wait before a request may go; takes the token when it returns 0. */
   reserve(): number {
     const now = this.#now();
-    this.#tokens = Math.min(this.#burst, this.#tokens + ((now - this.#last) / 1000) * this.#qps);
+    this.#tokens = Math.min(this.#burst, this.#tokens + (Math.max(0, now - this.#last) / 1000) * this.#qps);
+    // A wall clock stepped back must not make the next request wait for the lost time.
     this.#last = now;
     this.#tokens -= 1;
     return this.#tokens >= 0 ? 0 : Math.ceil((-this.#tokens / this.#qps) * 1000);

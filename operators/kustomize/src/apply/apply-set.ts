@@ -61,13 +61,23 @@ function isImmutableError(err: unknown): boolean {
 async function pool<I, O>(items: I[], limit: number, work: (item: I) => Promise<O>): Promise<O[]> {
   const out = new Array<O>(items.length);
   let next = 0;
+  let stop = false;
   const run = async () => {
-    while (next < items.length) {
+    while (next < items.length && !stop) {
       const i = next++;
-      out[i] = await work(items[i]!);
+      try {
+        out[i] = await work(items[i]!);
+      } catch (err) {
+        stop = true; // no new work after a failure, as before
+        throw err;
+      }
     }
   };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, run));
+  // Every worker finishes before the first failure is raised: a write still in flight must not
+  // land after the reconcile has ended (and re-create what the next pass prunes).
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, run));
+  const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
   return out;
 }
 

@@ -6,6 +6,7 @@ import { waitForHealth } from '../health.ts';
 import { impersonationFor } from '../impersonation.ts';
 import { fromEntry, inventoryId, inventoryOf, type ObjectRef, refToString } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
+import { joinStoredInventory } from './stored-inventory.ts';
 
 /** A one-line summary of what an apply changed, for the event Flux users know ("Deployment/a/b configured"). */
 function changeSummary(changes: ApplyChange[]): string {
@@ -32,6 +33,7 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
 
   const intended = new Map((run.previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));
   const recordIntent = async (refs: ObjectRef[]) => {
+    for (const e of await joinStoredInventory(run)) intended.set(e.id, fromEntry(e));
     const fresh = refs.filter((r) => !intended.has(inventoryId(r)));
     if (fresh.length === 0) return;
     for (const r of fresh) intended.set(inventoryId(r), r);

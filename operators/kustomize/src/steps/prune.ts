@@ -3,12 +3,17 @@ import { RetryableError } from '@mooring/runtime';
 import { inventoryOf, refToString, staleEntries } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
 import { pruneObjects } from '../prune.ts';
+import { joinStoredInventory } from './stored-inventory.ts';
 
 /** With `prune`, deletes what the previous inventory lists and this revision no longer declares. */
 export async function prune(run: KustomizationRun): Promise<undefined> {
   const { obj, ctx, status } = run;
   const applied = need(run.applied, 'the applied objects');
   const inventory = inventoryOf(applied);
+  const unchanged =
+    JSON.stringify(inventory.entries.map((e) => e.id)) ===
+    JSON.stringify((run.previous?.entries ?? []).map((e) => e.id));
+  if (!unchanged) await joinStoredInventory(run);
   if (obj.spec.prune) {
     const revision = need(run.source, 'the source').artifact.revision;
     const stale = staleEntries(run.previous, inventory);

@@ -45,7 +45,7 @@ export function recordSuccess(run: KustomizationRun): { requeueAfterMs: number }
     digest: need(run.rendered, 'the render').digest,
     status: 'ReconciliationSucceeded',
     revision,
-    durationMs: Date.now() - run.started,
+    durationMs: performance.now() - run.started,
     now: ctx
       .now()
       .toISOString()
