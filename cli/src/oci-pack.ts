@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { ArtifactTooLargeError, packDirectory } from '@mooring/artifact';
 // The source operator's sourceignore rules, so a pushed tree is filtered as a Git checkout is.
-import { EXCLUDE_EXT, EXCLUDE_VCS, loadExclusionFilter } from '../../operators/source/src/ignore-rules.ts';
+import { EXCLUDE_EXT, EXCLUDE_VCS, loadExclusionFilter } from '@mooring/source-operator/ignore-rules';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
 
 /**

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toYAML } from '@mooring/kustomize';
+import { substituteVariables } from '@mooring/kustomize-operator/substitute';
 import { parseAllDocuments } from 'yaml';
-import { substituteVariables } from '../../operators/kustomize/src/substitute.ts';
 import { mooring } from './run-cli.ts';
 
 const INPUT = `apiVersion: v1

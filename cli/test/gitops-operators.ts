@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { kustomizeOperator } from '@mooring/kustomize-operator';
 import type { OperatorDefinition } from '@mooring/runtime';
+import { sourceOperator } from '@mooring/source-operator';
 import { type InProcessOperators, startInProcessOperators } from '@mooring/test/harness';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
 
 /**
  * The source and kustomize operators (or just `definitions`) in this test process, watching

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { sourceOperator } from '@mooring/source-operator';
 import { GitServer, testCluster, testNamespace } from '@mooring/test/harness';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
 import { startGitOpsOperators } from './gitops-operators.ts';
 import { mooring } from './run-cli.ts';
 

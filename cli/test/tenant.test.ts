@@ -3,7 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { kustomizeOperator } from '@mooring/kustomize-operator';
 import type { KubeObject } from '@mooring/runtime';
+import { sourceOperator } from '@mooring/source-operator';
 import {
   eventually,
   GitServer,
@@ -14,8 +16,6 @@ import {
   waitForReady,
 } from '@mooring/test/harness';
 import { parseAllDocuments } from 'yaml';
-import { kustomizeOperator } from '../../operators/kustomize/src/kustomize-operator.ts';
-import { sourceOperator } from '../../operators/source/src/source-operator.ts';
 import { mooring } from './run-cli.ts';
 
 const TENANT_LABEL = 'mooring.dev/tenant';

@@ -3,8 +3,8 @@
 // is exact to the nearest double (within its documented microsecond), and round-trips with formatDuration.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DURATION_PATTERN } from '../../shared/api/src/common.ts';
-import { formatDuration, isDuration, parseDuration } from '../../shared/runtime/src/duration.ts';
+import { DURATION_PATTERN } from '@mooring/api';
+import { formatDuration, isDuration, parseDuration } from '@mooring/runtime/duration';
 import { check, corpusFiles, fc, knownBugs } from './fuzz.ts';
 
 const PATTERN = new RegExp(DURATION_PATTERN);

@@ -7,12 +7,8 @@ import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
+import { HttpsTransport, parseUntrustedKubeConfig, UntrustedKubeConfigError } from '@mooring/runtime';
 import { parse, stringify } from 'yaml';
-import { HttpsTransport } from '../../shared/runtime/src/https-transport.ts';
-import {
-  parseUntrustedKubeConfig,
-  UntrustedKubeConfigError,
-} from '../../shared/runtime/src/untrusted-kubeconfig.ts';
 import {
   assertClearError,
   check,

@@ -8,13 +8,10 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os';
 import { dirname, join, posix, relative } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { build, createConfinedFs, KustomizeError, toYAML } from '@mooring/kustomize';
+import { parseKustomization } from '@mooring/kustomize/kustomization-file';
+import { parseResources } from '@mooring/kustomize/load-resources';
 import { stringify } from 'yaml';
-import { build } from '../../shared/kustomize/src/build.ts';
-import { createConfinedFs } from '../../shared/kustomize/src/confined-fs.ts';
-import { toYAML } from '../../shared/kustomize/src/emit.ts';
-import { KustomizeError } from '../../shared/kustomize/src/errors.ts';
-import { parseKustomization } from '../../shared/kustomize/src/kustomization-file.ts';
-import { parseResources } from '../../shared/kustomize/src/load-resources.ts';
 import {
   assertClearError,
   CORPUS_DIR,

@@ -8,11 +8,10 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { notificationOperator } from '../../operators/notification/src/index.ts';
-import { VERIFIERS } from '../../operators/notification/src/receivers/index.ts';
-import { webhookPath } from '../../operators/notification/src/webhook-path.ts';
-import { RECEIVER_TYPES } from '../../shared/api/src/receiver.ts';
-import type { KubeClient, KubeObject } from '../../shared/runtime/src/index.ts';
+import { RECEIVER_TYPES } from '@mooring/api';
+import { notificationOperator, webhookPath } from '@mooring/notification-operator';
+import { VERIFIERS } from '@mooring/notification-operator/receivers';
+import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { eventually } from '../harness/eventually.ts';
 import {
   type InProcessOperators,

@@ -4,11 +4,14 @@
 // its MAC covers: a file whose MAC does not hold never yields plaintext.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import {
+  DecryptionError,
+  decryptFile,
+  decryptManifest,
+  type SopsFileFormat,
+} from '@mooring/kustomize-operator/sops';
+import { formatFloat } from '@mooring/kustomize-operator/sops/go-format';
 import { parse } from 'yaml';
-import { decryptFile, type SopsFileFormat } from '../../operators/kustomize/src/sops/decrypt-file.ts';
-import { decryptManifest } from '../../operators/kustomize/src/sops/decrypt-manifest.ts';
-import { DecryptionError } from '../../operators/kustomize/src/sops/errors.ts';
-import { formatFloat } from '../../operators/kustomize/src/sops/go-format.ts';
 import {
   assertClearError,
   byteEdits,

@@ -10,9 +10,12 @@ import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
-import { ArtifactTooLargeError, UnsafeArchiveError } from '../../shared/artifact/src/errors.ts';
-import { extractTarGz } from '../../shared/artifact/src/extract.ts';
-import type { ArtifactLimits } from '../../shared/artifact/src/limits.ts';
+import {
+  type ArtifactLimits,
+  ArtifactTooLargeError,
+  extractTarGz,
+  UnsafeArchiveError,
+} from '@mooring/artifact';
 import {
   assertClearError,
   type ByteEdit,

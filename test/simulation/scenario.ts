@@ -4,7 +4,7 @@
  * remove and change objects, now and then with an object the API server refuses (a Service port
  * above 65535) or with no objects at all.
  */
-import type { Manifest } from '../../operators/kustomize/src/apply/object-policy.ts';
+import type { Manifest } from '@mooring/kustomize-operator/apply/object-policy';
 import type { Rng } from './prng.ts';
 
 export const NAMESPACES = ['default', 'team', 'apps'] as const;

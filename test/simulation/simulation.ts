@@ -38,6 +38,10 @@ import {
   type Kustomization,
   SOURCE_API_VERSION,
 } from '@mooring/api';
+import type { Manifest } from '@mooring/kustomize-operator/apply/object-policy';
+import { inventoryId } from '@mooring/kustomize-operator/inventory';
+import { kustomizationReconciler } from '@mooring/kustomize-operator/kustomization-reconciler';
+import { RenderCache, type Rendered, type RenderInputs } from '@mooring/kustomize-operator/render';
 import {
   type Clock,
   Controller,
@@ -51,10 +55,6 @@ import {
   type TimerHandle,
   type TransportRequest,
 } from '@mooring/runtime';
-import type { Manifest } from '../../operators/kustomize/src/apply/object-policy.ts';
-import { inventoryId } from '../../operators/kustomize/src/inventory.ts';
-import { kustomizationReconciler } from '../../operators/kustomize/src/kustomization-reconciler.ts';
-import { RenderCache, type Rendered, type RenderInputs } from '../../operators/kustomize/src/render.ts';
 import { FakeApiServer, type Obj, resourceFor } from './fake-api-server.ts';
 import { mix32, mulberry32, Rng } from './prng.ts';
 import {

@@ -32,7 +32,7 @@ function advice(message: string): string {
 async function substituteStream(input: string, strict: boolean): Promise<string> {
   const [{ parseAllDocuments }, { SubstitutionError, substituteVariables }, { toYAML }] = await Promise.all([
     import('yaml'),
-    import('../../../operators/kustomize/src/substitute.ts'),
+    import('@mooring/kustomize-operator/substitute'),
     import('@mooring/kustomize'),
   ]);
   const vars = environment();

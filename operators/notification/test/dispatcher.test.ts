@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { silentLogger } from '@mooring/runtime';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { testCluster, testNamespace } from '@mooring/test/harness';
 import { Dispatcher } from '../src/dispatcher.ts';
 import type { InboundEvent } from '../src/event.ts';
 import { startSink } from './http-sink.ts';

@@ -11,8 +11,7 @@ import {
   parseOperatorOptions,
   runOperators,
 } from '@mooring/runtime';
-import { eventually } from '../../../shared/runtime/test/toy.ts';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
 import { NOTIFICATION_FLAGS, type NotificationPorts, notificationOperator } from '../src/index.ts';
 import { webhookPath } from '../src/webhook-path.ts';
 import { startSink } from './http-sink.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import type { Provider } from '@mooring/api';
 import type { KubeClient } from '@mooring/runtime';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { testCluster, testNamespace } from '@mooring/test/harness';
 import { type ProviderConfigError, resolveProvider } from '../src/provider-config.ts';
 
 const TOKEN = 'cfg-SECRET-c0ffee';

@@ -5,8 +5,8 @@ import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } f
 import { kustomizeOperator } from '@mooring/kustomize-operator';
 import type { KubeObject } from '@mooring/runtime';
 import { sourceOperator } from '@mooring/source-operator';
+import { type InProcessOperators, startInProcessOperators } from '@mooring/test/harness';
 import { freePort } from '../../../hack/lib/processes.ts';
-import { type InProcessOperators, startInProcessOperators } from '../../../test/harness/index.ts';
 import { notificationOperator } from '../src/index.ts';
 
 /** GitHub's and generic-hmac's signature header value for `body`. */

@@ -11,7 +11,7 @@ import {
   type InProcessOperators,
   testCluster,
   uniqueName,
-} from '../../../test/harness/index.ts';
+} from '@mooring/test/harness';
 import { flowObjects, manifests, sign, startFlowOperators } from './push-flow-fixture.ts';
 
 const PUSHES = 30;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
-import { eventually, GitServer, testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { eventually, GitServer, testCluster, testNamespace } from '@mooring/test/harness';
 import { type Recorded, startSink } from './http-sink.ts';
 import { flowObjects, manifests, sign, startFlowOperators } from './push-flow-fixture.ts';
 

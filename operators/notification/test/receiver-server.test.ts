@@ -5,7 +5,7 @@ import { connect, type Socket } from 'node:net';
 import { before, type TestContext, test } from 'node:test';
 import { NOTIFICATION_API_VERSION, RECONCILE_REQUESTED_AT_ANNOTATION, type Receiver } from '@mooring/api';
 import { type KubeClient, silentLogger } from '@mooring/runtime';
-import { eventually, testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
 import { type CachedReceiver, ReceiverCache, type ReceiverLookup } from '../src/receiver-cache.ts';
 import { ReceiverServer, type ReceiverServerOptions } from '../src/receiver-server.ts';
 import { webhookPath } from '../src/webhook-path.ts';

@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import { request } from 'node:http';
 import { RECONCILE_REQUESTED_AT_ANNOTATION } from '@mooring/api';
 import { type KubeObject, parseOperatorOptions, runOperators } from '@mooring/runtime';
-import { GitServer, testCluster, uniqueName } from '../../../test/harness/index.ts';
+import { GitServer, testCluster, uniqueName } from '@mooring/test/harness';
 import { NOTIFICATION_FLAGS, type NotificationPorts, notificationOperator } from '../src/index.ts';
 import { webhookPath } from '../src/webhook-path.ts';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
+import { kubectl, testCluster, testNamespace } from '@mooring/test/harness';
 import { installCrds } from '../../../hack/lib/control-plane.ts';
-import { kubectl, testCluster, testNamespace } from '../../../test/harness/index.ts';
 import { crds, KINDS, sample, samples } from '../src/index.ts';
 
 let client: KubeClient;

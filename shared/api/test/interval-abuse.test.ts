@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
+import { testCluster, testNamespace } from '@mooring/test/harness';
 import { installCrds } from '../../../hack/lib/control-plane.ts';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
 import { crds, type JSONSchemaProps, KINDS, type KindName, sample } from '../src/index.ts';
 
 type Spec = Record<string, unknown>;

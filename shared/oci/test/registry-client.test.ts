@@ -6,8 +6,8 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-// The registry harness file directly: the harness index also loads the Kubernetes client (~5 s).
-import { TestRegistry } from '../../../test/harness/registry.ts';
+// The registry harness file alone: the harness index also loads the Kubernetes client (~5 s).
+import { TestRegistry } from '@mooring/test/harness/registry';
 import {
   ContentTooLargeError,
   DigestMismatchError,

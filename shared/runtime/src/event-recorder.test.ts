@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it, type TestContext } from 'node:test';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { testCluster, testNamespace } from '@mooring/test/harness';
 import { ApiError } from './api-error.ts';
 import { type Clock, systemClock } from './clock.ts';
 import { EventRecorder, type EventRecorderOptions, MAX_EVENT_MESSAGE } from './event-recorder.ts';

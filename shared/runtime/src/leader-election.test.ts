@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
-import { eventually, testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
 import { ApiError } from './api-error.ts';
 import { systemClock } from './clock.ts';
 import { FakeClock } from './fake-clock.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { kubectl, testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { kubectl, testCluster, testNamespace } from '@mooring/test/harness';
 import type { Condition } from '../src/conditions.ts';
 import { Controller, REQUESTED_AT_ANNOTATION } from '../src/controller.ts';
 import type { KubeClient } from '../src/index.ts';

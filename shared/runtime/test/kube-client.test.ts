@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { testCluster, testNamespace } from '@mooring/test/harness';
 import { ApiError, type KubeClient, type KubeObject } from '../src/index.ts';
 import { installToyCrd, type Toy, toy } from './toy.ts';
 

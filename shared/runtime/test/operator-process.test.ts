@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { testCluster, testNamespace } from '../../../test/harness/index.ts';
+import { testCluster, testNamespace } from '@mooring/test/harness';
 import type { KubeClient, KubeObject, Lease } from '../src/index.ts';
 import { eventually, installToyCrd, type Toy, toy } from './toy.ts';
 
