@@ -1,10 +1,14 @@
-// Writes crds/<group>_<plural>.yaml from shared/api and removes stale YAML files there.
+// Writes crds/<group>_<plural>.yaml from shared/api and removes stale YAML files there, and
+// rewrites the kind rules (between `# BEGIN kind rules` and `# END kind rules`) of each
+// config/operators/<operator>.yaml ClusterRole from shared/api's kind registry.
 // Usage: node --import tsx hack/gen-crds.ts [--check]
 // --check writes nothing and exits 1 when any file is missing, different or stale.
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderCrdFiles } from '../shared/api/src/crd.ts';
+import { OPERATOR_NAMES } from '../shared/api/src/kind-registry.ts';
+import { withKindRules } from '../shared/api/src/rbac.ts';
 
 // crds/ is the source of truth; config/crds/ holds the same files for `kubectl apply -k config/`
 // (kustomize will not load files from outside its root), next to its own kustomization.yaml.
@@ -13,6 +17,7 @@ const TARGETS = [
   { dir: fileURLToPath(new URL('../config/crds/', import.meta.url)), label: 'config/crds' },
 ];
 const NOT_GENERATED = new Set(['kustomization.yaml']);
+const OPERATORS_DIR = fileURLToPath(new URL('../config/operators/', import.meta.url));
 
 interface Drift {
   missing: string[];
@@ -66,6 +71,19 @@ async function main(): Promise<number> {
       console.log(`removed ${label}/${name}`);
     }
     if (stale.length === 0) console.log(`${label}/ is up to date (${wanted.size} files)`);
+  }
+  for (const operator of OPERATOR_NAMES) {
+    const path = join(OPERATORS_DIR, `${operator}.yaml`);
+    const current = await readFile(path, 'utf8');
+    const text = withKindRules(current, operator);
+    if (text === current) continue;
+    if (check) {
+      console.error(`config/operators/${operator}.yaml: kind rules out of date: run \`npm run gen-crds\`.`);
+      failed = true;
+      continue;
+    }
+    await writeFile(path, text);
+    console.log(`wrote config/operators/${operator}.yaml's kind rules`);
   }
   return failed ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-import { KINDS, type KindDefinition, KUSTOMIZATION_SOURCE_KINDS } from '@mooring/api';
+import { IMAGE_GROUP, KINDS, type KindDefinition, SOURCE_KINDS } from '@mooring/api';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
 
 /** Words users type for each kind (Flux's `source git`, kubectl's plurals and short names). */
@@ -14,12 +14,15 @@ const PHRASES: Record<string, string[]> = {
   ImageUpdateAutomation: ['image update', 'images update', 'image updates'],
 };
 
-/** Groups of kinds `get`, `export` and `stats` accept besides single kinds. */
-const GROUPS: Record<string, string[]> = {
-  sources: ['GitRepository', 'OCIRepository'],
-  source: ['GitRepository', 'OCIRepository'],
-  images: ['ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation'],
-  image: ['ImageRepository', 'ImagePolicy', 'ImageUpdateAutomation'],
+const SOURCES: readonly string[] = SOURCE_KINDS;
+const IMAGES = KINDS.filter((k) => k.group === IMAGE_GROUP).map((k) => k.kind);
+
+/** Groups of kinds `get`, `export` and `stats` accept besides single kinds (Flux's `sources`, `images`). */
+export const GROUPS: Readonly<Record<string, readonly string[]>> = {
+  sources: SOURCES,
+  source: SOURCES,
+  images: IMAGES,
+  image: IMAGES,
   all: KINDS.map((k) => k.kind),
 };
 
@@ -85,13 +88,13 @@ export function parseSourceRef(value: string, flag = '--source'): SourceReferenc
     );
   if (parts.length === 1) return { kind: 'GitRepository', name: parts[0]! };
   const [word, a, b] = parts as [string, string, string | undefined];
-  const sources = KINDS.filter((k) => (KUSTOMIZATION_SOURCE_KINDS as readonly string[]).includes(k.kind));
+  const sources = KINDS.filter((k) => SOURCES.includes(k.kind));
   const def = sources.find((k) =>
     [k.kind.toLowerCase(), k.singular, k.plural, ...k.shortNames].includes(word.toLowerCase()),
   );
   if (!def)
     throw new CliError(
-      `${flag} kind '${word}' is not a source a Kustomization can read: use ${KUSTOMIZATION_SOURCE_KINDS.join(' or ')}, e.g. ${flag} GitRepository/${b ?? a}.`,
+      `${flag} kind '${word}' is not a source a Kustomization can read: use ${SOURCES.join(' or ')}, e.g. ${flag} GitRepository/${b ?? a}.`,
       EXIT_ERROR,
     );
   return b === undefined ? { kind: def.kind, name: a } : { kind: def.kind, namespace: a, name: b };

@@ -2,9 +2,10 @@ import {
   FINALIZER,
   KUSTOMIZE_API_VERSION,
   type Kustomization,
+  kindApiVersion,
   Reason,
   type ResourceInventory,
-  SOURCE_API_VERSION,
+  SOURCE_KINDS,
 } from '@mooring/api';
 import {
   type KubeObject,
@@ -141,8 +142,9 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     },
 
     watches: [
-      ...(['GitRepository', 'OCIRepository'] as const).map((kind) => ({
-        apiVersion: SOURCE_API_VERSION,
+      // A Kustomization reconciles again when the artifact of the source it reads changes.
+      ...SOURCE_KINDS.map((kind) => ({
+        apiVersion: kindApiVersion(kind),
         kind,
         enqueue(
           changed: KubeObject,

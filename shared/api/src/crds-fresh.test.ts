@@ -4,8 +4,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { renderCrdFiles } from './crd.ts';
+import { OPERATOR_NAMES } from './kind-registry.ts';
+import { withKindRules } from './rbac.ts';
 
 const CRDS_DIR = fileURLToPath(new URL('../../../crds/', import.meta.url));
+const OPERATORS_DIR = fileURLToPath(new URL('../../../config/operators/', import.meta.url));
 
 test('crds/ matches the schemas in shared/api', async () => {
   const wanted = renderCrdFiles();
@@ -18,4 +21,18 @@ test('crds/ matches the schemas in shared/api', async () => {
   }
   for (const name of present) if (!wanted.has(name)) problems.push(`crds/${name} matches no kind`);
   assert.deepEqual(problems, [], `crds/ is stale; run \`npm run gen-crds\`:\n${problems.join('\n')}`);
+});
+
+test("config/operators/ ClusterRoles' kind rules match the kind registry in shared/api", async () => {
+  const problems: string[] = [];
+  for (const operator of OPERATOR_NAMES) {
+    const text = await readFile(join(OPERATORS_DIR, `${operator}.yaml`), 'utf8');
+    if (withKindRules(text, operator) !== text)
+      problems.push(`config/operators/${operator}.yaml's kind rules are out of date`);
+  }
+  assert.deepEqual(
+    problems,
+    [],
+    `config/operators/ is stale; run \`npm run gen-crds\`:\n${problems.join('\n')}`,
+  );
 });

@@ -3,6 +3,7 @@ import { Interval, LabelSelector, ReconcileStatus, SecretRef } from './common.ts
 import { GitRepositoryRef } from './git-repository.ts';
 import { IMAGE_API_VERSION } from './groups.ts';
 import { ImageRef } from './image-policy.ts';
+import { IMAGE_UPDATE_SOURCE_KINDS } from './kind-registry.ts';
 import { KubeObject } from './object.ts';
 import { DateTime, MapOf, StringEnum, StringMap, withDescription } from './schema-kit.ts';
 
@@ -11,7 +12,10 @@ export const SIGNING_KEY_TYPES = ['gpg', 'ssh'] as const;
 
 export const AutomationSourceReference = Type.Object({
   apiVersion: Type.Optional(Type.String({ description: 'API version of the source.' })),
-  kind: StringEnum(['GitRepository'], { description: 'Kind of the source.', default: 'GitRepository' }),
+  kind: StringEnum(IMAGE_UPDATE_SOURCE_KINDS, {
+    description: 'Kind of the source.',
+    default: 'GitRepository',
+  }),
   name: Type.String({ description: 'Name of the GitRepository.' }),
   namespace: Type.Optional(Type.String({ description: "Its namespace, this one's by default." })),
 });

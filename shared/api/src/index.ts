@@ -8,6 +8,7 @@ export * from './groups.ts';
 export * from './image-policy.ts';
 export * from './image-repository.ts';
 export * from './image-update-automation.ts';
+export * from './kind-registry.ts';
 export * from './kinds.ts';
 export * from './kustomization.ts';
 export * from './kustomize-overrides.ts';

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Alert, AlertSpec, AlertStatus } from './alert.ts';
 import { GitRepository, GitRepositorySpec, GitRepositoryStatus } from './git-repository.ts';
-import { API_VERSION, IMAGE_GROUP, KUSTOMIZE_GROUP, NOTIFICATION_GROUP, SOURCE_GROUP } from './groups.ts';
+import { API_VERSION } from './groups.ts';
 import { ImagePolicy, ImagePolicySpec, ImagePolicyStatus } from './image-policy.ts';
 import { ImageRepository, ImageRepositorySpec, ImageRepositoryStatus } from './image-repository.ts';
 import {
@@ -9,6 +9,7 @@ import {
   ImageUpdateAutomationSpec,
   ImageUpdateAutomationStatus,
 } from './image-update-automation.ts';
+import { KIND_REGISTRY, type KindName, type KindRegistration } from './kind-registry.ts';
 import { Kustomization, KustomizationSpec, KustomizationStatus } from './kustomization.ts';
 import { OCIRepository, OCIRepositorySpec, OCIRepositoryStatus } from './oci-repository.ts';
 import { Provider, ProviderSpec, ProviderStatus } from './provider.ts';
@@ -30,13 +31,10 @@ export interface LocatedCelRule extends CelRule {
   path: string;
 }
 
-/** Everything needed to serve, generate and validate one kind. */
-export interface KindDefinition {
-  group: string;
+/** Everything needed to serve, generate and validate one kind; its registration says who owns it. */
+export interface KindDefinition extends KindRegistration {
   version: string;
-  kind: string;
   listKind: string;
-  plural: string;
   singular: string;
   shortNames: readonly string[];
   categories: readonly string[];
@@ -83,79 +81,64 @@ export function collectCelRules(schema: TSchema, path: string): LocatedCelRule[]
   return rules;
 }
 
-interface KindInput extends Omit<KindDefinition, 'version' | 'listKind' | 'categories' | 'celRules'> {}
+/** What kinds.ts adds to a kind's registration (kind-registry.ts). */
+interface KindDetails
+  extends Omit<KindDefinition, keyof KindRegistration | 'version' | 'listKind' | 'categories' | 'celRules'> {}
 
-function define(input: KindInput): KindDefinition {
+function define(registration: KindRegistration, details: KindDetails): KindDefinition {
   return {
-    ...input,
+    ...registration,
+    ...details,
     version: API_VERSION,
-    listKind: `${input.kind}List`,
+    listKind: `${registration.kind}List`,
     categories: CATEGORIES,
-    celRules: [...collectCelRules(input.spec, '.spec'), ...collectCelRules(input.status, '.status')],
+    celRules: [...collectCelRules(details.spec, '.spec'), ...collectCelRules(details.status, '.status')],
   };
 }
 
-/** Every kind Mooring serves, in a stable order. */
-export const KINDS: readonly KindDefinition[] = [
-  define({
-    group: SOURCE_GROUP,
-    kind: 'GitRepository',
-    plural: 'gitrepositories',
+// A kind in KIND_REGISTRY without an entry here does not type-check.
+const DETAILS: Record<KindName, KindDetails> = {
+  GitRepository: {
     singular: 'gitrepository',
     shortNames: ['gitrepo'],
     printerColumns: sourceColumns,
     spec: GitRepositorySpec,
     status: GitRepositoryStatus,
     object: GitRepository,
-  }),
-  define({
-    group: SOURCE_GROUP,
-    kind: 'OCIRepository',
-    plural: 'ocirepositories',
+  },
+  OCIRepository: {
     singular: 'ocirepository',
     shortNames: ['ocirepo'],
     printerColumns: sourceColumns,
     spec: OCIRepositorySpec,
     status: OCIRepositoryStatus,
     object: OCIRepository,
-  }),
-  define({
-    group: KUSTOMIZE_GROUP,
-    kind: 'Kustomization',
-    plural: 'kustomizations',
+  },
+  Kustomization: {
     singular: 'kustomization',
     shortNames: ['ks'],
     printerColumns: columns({ name: 'Revision', type: 'string', jsonPath: '.status.lastAppliedRevision' }),
     spec: KustomizationSpec,
     status: KustomizationStatus,
     object: Kustomization,
-  }),
-  define({
-    group: NOTIFICATION_GROUP,
-    kind: 'Provider',
-    plural: 'providers',
+  },
+  Provider: {
     singular: 'provider',
     shortNames: [],
     printerColumns: columns({ name: 'Type', type: 'string', jsonPath: '.spec.type' }),
     spec: ProviderSpec,
     status: ProviderStatus,
     object: Provider,
-  }),
-  define({
-    group: NOTIFICATION_GROUP,
-    kind: 'Alert',
-    plural: 'alerts',
+  },
+  Alert: {
     singular: 'alert',
     shortNames: [],
     printerColumns: columns({ name: 'Provider', type: 'string', jsonPath: '.spec.providerRef.name' }),
     spec: AlertSpec,
     status: AlertStatus,
     object: Alert,
-  }),
-  define({
-    group: NOTIFICATION_GROUP,
-    kind: 'Receiver',
-    plural: 'receivers',
+  },
+  Receiver: {
     singular: 'receiver',
     shortNames: [],
     printerColumns: columns(
@@ -165,11 +148,8 @@ export const KINDS: readonly KindDefinition[] = [
     spec: ReceiverSpec,
     status: ReceiverStatus,
     object: Receiver,
-  }),
-  define({
-    group: IMAGE_GROUP,
-    kind: 'ImageRepository',
-    plural: 'imagerepositories',
+  },
+  ImageRepository: {
     singular: 'imagerepository',
     shortNames: ['imagerepo'],
     printerColumns: columns(
@@ -180,11 +160,8 @@ export const KINDS: readonly KindDefinition[] = [
     spec: ImageRepositorySpec,
     status: ImageRepositoryStatus,
     object: ImageRepository,
-  }),
-  define({
-    group: IMAGE_GROUP,
-    kind: 'ImagePolicy',
-    plural: 'imagepolicies',
+  },
+  ImagePolicy: {
     singular: 'imagepolicy',
     shortNames: ['imagepol'],
     printerColumns: columns(
@@ -195,11 +172,8 @@ export const KINDS: readonly KindDefinition[] = [
     spec: ImagePolicySpec,
     status: ImagePolicyStatus,
     object: ImagePolicy,
-  }),
-  define({
-    group: IMAGE_GROUP,
-    kind: 'ImageUpdateAutomation',
-    plural: 'imageupdateautomations',
+  },
+  ImageUpdateAutomation: {
     singular: 'imageupdateautomation',
     shortNames: ['iua'],
     printerColumns: columns(
@@ -209,20 +183,13 @@ export const KINDS: readonly KindDefinition[] = [
     spec: ImageUpdateAutomationSpec,
     status: ImageUpdateAutomationStatus,
     object: ImageUpdateAutomation,
-  }),
-];
+  },
+};
 
-/** Names of Mooring's kinds. */
-export type KindName =
-  | 'GitRepository'
-  | 'OCIRepository'
-  | 'Kustomization'
-  | 'Provider'
-  | 'Alert'
-  | 'Receiver'
-  | 'ImageRepository'
-  | 'ImagePolicy'
-  | 'ImageUpdateAutomation';
+export type { KindName } from './kind-registry.ts';
+
+/** Every kind Mooring serves, in KIND_REGISTRY's order. */
+export const KINDS: readonly KindDefinition[] = KIND_REGISTRY.map((r) => define(r, DETAILS[r.kind]));
 
 /** The definition of `kind`; throws for a kind Mooring does not serve. */
 export function kindDefinition(kind: KindName | string): KindDefinition {

@@ -9,19 +9,18 @@ import {
   Timeout,
 } from './common.ts';
 import { KUSTOMIZE_API_VERSION } from './groups.ts';
+import { SOURCE_KINDS } from './kind-registry.ts';
 import { CustomHealthCheck, DriftIgnoreRule, ImageOverride, Patch } from './kustomize-overrides.ts';
 import { KubeObject } from './object.ts';
 import { cel, DateTime, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
 
-/** Source kinds a Kustomization can read; Flux's Bucket and ExternalArtifact have no Mooring twin. */
-export const KUSTOMIZATION_SOURCE_KINDS = ['GitRepository', 'OCIRepository'] as const;
 export const DELETION_POLICIES = ['MirrorPrune', 'Delete', 'WaitForTermination', 'Orphan'] as const;
 export const SUBSTITUTE_STRATEGIES = ['WithVariables', 'Always'] as const;
 export const BUILD_METADATA_OPTIONS = ['originAnnotations', 'transformerAnnotations'] as const;
 
 export const KustomizationSourceReference = Type.Object({
   apiVersion: Type.Optional(Type.String({ description: 'API version of the source.' })),
-  kind: StringEnum(KUSTOMIZATION_SOURCE_KINDS, { description: 'Kind of the source.' }),
+  kind: StringEnum(SOURCE_KINDS, { description: 'Kind of the source.' }),
   name: Type.String({ description: 'Name of the source.' }),
   namespace: Type.Optional(
     Type.String({ description: "Namespace of the source, the Kustomization's namespace by default." }),

@@ -1,18 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { NOTIFIABLE_KINDS } from './kind-registry.ts';
 import { StringEnum, StringMap } from './schema-kit.ts';
 
-/**
- * Kinds an Alert can watch and a Receiver can trigger: Mooring's reconciled kinds. Flux's list
- * also has Bucket, Helm*, ArtifactGenerator and ExternalArtifact, which Mooring does not serve.
- */
-export const NOTIFIABLE_KINDS = [
-  'GitRepository',
-  'OCIRepository',
-  'Kustomization',
-  'ImageRepository',
-  'ImagePolicy',
-  'ImageUpdateAutomation',
-] as const;
+// Kinds an Alert can watch and a Receiver can trigger: NOTIFIABLE_KINDS (kind-registry.ts). Flux's
+// list also has Bucket, Helm*, ArtifactGenerator and ExternalArtifact, which Mooring does not serve.
 
 const referenceProperties = {
   apiVersion: Type.Optional(Type.String({ description: 'API version of the referent.' })),
