@@ -15,7 +15,6 @@ function isApiError(err: unknown): err is ApiErrorLike {
 }
 
 /** Exit codes users and scripts can rely on. */
-export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_ERROR = 2;
 

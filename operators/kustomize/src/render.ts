@@ -1,11 +1,2 @@
-// The render's home is ./render/ (a list of steps the CLI shares); these names stay importable from here.
-export {
-  ARTIFACT_FAILED,
-  ArtifactCache,
-  BUILD_FAILED,
-  overridesOf,
-  RenderCache,
-  type Rendered,
-  type RenderInputs,
-  renderKey,
-} from './render/index.ts';
+// The render's home is ./render/ (a list of steps the CLI shares); the operator's modules import these from here.
+export { ArtifactCache, RenderCache, type Rendered, type RenderInputs } from './render/index.ts';

@@ -3,13 +3,6 @@
 /** Any new value asks for a reconcile now; echoed in `status.lastHandledReconcileAt`. */
 export const RECONCILE_REQUESTED_AT_ANNOTATION = 'reconcile.mooring.dev/requestedAt';
 
-/** Label on Secrets/ConfigMaps whose changes re-trigger the objects that reference them. */
-export const WATCH_LABEL = 'reconcile.mooring.dev/watch';
-export const WATCH_ENABLED = 'Enabled';
-
-/** Label for sharding operators with `--watch-label-selector`. */
-export const SHARDING_KEY_LABEL = 'sharding.mooring.dev/key';
-
 /** Finalizer every reconciled kind carries so cleanup (artifacts, inventory) runs before deletion. */
 export const FINALIZER = 'finalizers.mooring.dev';
 
@@ -44,6 +37,3 @@ export const SUBSTITUTE_DISABLED = 'disabled';
 /** `Disabled` skips SOPS decryption of an object. */
 export const DECRYPT_ANNOTATION = 'kustomize.mooring.dev/decrypt';
 export const DECRYPT_DISABLED = 'Disabled';
-
-/** Object annotations with this prefix are copied into event metadata. */
-export const EVENT_ANNOTATION_PREFIX = 'event.mooring.dev/';

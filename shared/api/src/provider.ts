@@ -50,7 +50,6 @@ export const PROVIDER_TYPES = [
   ...COMMIT_STATUS_PROVIDER_TYPES,
   ...CHANGE_REQUEST_PROVIDER_TYPES,
 ] as const;
-export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 const commitStatusTypes = COMMIT_STATUS_PROVIDER_TYPES.map((t) => `'${t}'`).join(', ');
 

@@ -21,7 +21,6 @@ export const RECEIVER_TYPES = [
   'acr',
   'cdevents',
 ] as const;
-export type ReceiverType = (typeof RECEIVER_TYPES)[number];
 
 export const OIDCProvider = Type.Object({
   issuerURL: Type.String({ description: 'Issuer whose discovery document and keys validate the token.' }),

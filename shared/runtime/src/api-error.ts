@@ -47,8 +47,3 @@ export class ApiError extends Error {
     return this.statusCode === 422;
   }
 }
-
-/** True when `err` is an ApiError with the given HTTP status. */
-export function isApiStatus(err: unknown, code: number): err is ApiError {
-  return err instanceof ApiError && err.statusCode === code;
-}

@@ -27,20 +27,3 @@ export interface ListNode {
 }
 
 export type TreeNode = Leaf | MapNode | ListNode;
-
-/** A leaf whose value lives in `holder[key]` of a plain JS object or array. */
-export function propertyLeaf(
-  holder: Record<string, unknown> | unknown[],
-  key: string | number,
-  value: Scalar,
-): Leaf {
-  const leaf: Leaf = {
-    kind: 'leaf',
-    value,
-    set(plain) {
-      leaf.value = plain;
-      (holder as Record<string | number, unknown>)[key] = plain;
-    },
-  };
-  return leaf;
-}
