@@ -1,11 +1,15 @@
 /**
- * An in-memory Kubernetes API server, for the deterministic simulation of the reconcile loop only.
+ * An in-memory Kubernetes API server: a fake, for the deterministic simulation of the reconcile
+ * loop and for unit tests of the reconcilers' steps. Nothing else uses it.
  *
- * A fake API server is allowed here, and only here: every other test in this repository runs
- * against the real kube-apiserver that hack/ builds, because a fake drifts from the real thing.
- * The simulation needs what a real server cannot give: thousands of seeded runs a minute, each
- * with its own schedule of faults, replayed exactly from its seed. So this file models the part
- * of the API the kustomize operator relies on, as closely as the operator can tell:
+ * Integration and end-to-end tests keep the real kube-apiserver that hack/ builds, because a fake
+ * drifts from the real thing: what a unit test against this fake shows is how one step behaves
+ * given what the API server answered, never that the real API server answers so. Two uses need
+ * what a real server cannot give. The simulation runs thousands of seeded runs a minute, each with
+ * its own schedule of faults, replayed exactly from its seed. A step's unit test (the
+ * `steps.unit.test.ts` files under `operators/<name>/src/steps/`, through `FakeApiTransport`
+ * below) runs one step on its own, with no cluster, in `npm run test:unit`. So this file models
+ * the part of the API the operators rely on, as closely as they can tell:
  *
  * - discovery (`/api`, `/apis`, one APIResourceList per group version) for the client's RESTMapper;
  * - GET, LIST (label selectors of the equality kind; no pagination: `limit` is ignored and every
@@ -27,10 +31,18 @@
  * propagation policies, strategic merge patch, PUT, server-side field validation of unknown
  * fields, list-map merge keys in server-side apply (every list is atomic), and CRD schemas.
  *
- * Faults are not injected here; `SimTransport` (sim-transport.ts) decides them per request.
+ * Faults are not injected here; `SimTransport` (sim-transport.ts) decides them per request, and
+ * `FakeApiTransport` (the unit tests' transport) injects only the failures a test asks for.
  */
+import { PassThrough, Readable } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
-import type { KubeObject } from '@mooring/runtime';
+import type {
+  ApiTransport,
+  KubeObject,
+  TransportRequest,
+  TransportResponse,
+  TransportStream,
+} from '@mooring/runtime';
 
 export interface ResourceDef {
   group: string;
@@ -1204,4 +1216,53 @@ function specChanged(before: Obj, after: Obj): boolean {
     return rest;
   };
   return !isDeepStrictEqual(strip(before), strip(after));
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The `ApiTransport` of a unit test: every request goes straight to the in-memory API server, with
+ * no faults and no latency, so a step under test sees one consistent API server and its test needs
+ * no timers. `requests` lists what was sent (method and path), for tests that care which calls a
+ * step makes; `fail` answers chosen requests with an error instead.
+ */
+export class FakeApiTransport implements ApiTransport {
+  readonly server: FakeApiServer;
+  readonly requests: string[] = [];
+  /** Answers a request itself when it returns a response (an injected failure), else the server does. */
+  fail: ((req: TransportRequest) => ServerResponse | undefined) | undefined;
+
+  constructor(server: FakeApiServer) {
+    this.server = server;
+  }
+
+  send(req: TransportRequest): Promise<TransportResponse> {
+    this.requests.push(`${req.method} ${req.path}`);
+    const failed = this.fail?.(req);
+    if (failed) return Promise.resolve(failed);
+    return Promise.resolve(
+      this.server.handle({ method: req.method, path: req.path, headers: req.headers, body: req.body }),
+    );
+  }
+
+  async openStream(req: TransportRequest): Promise<TransportStream> {
+    this.requests.push(`WATCH ${req.path}`);
+    if (!FakeApiServer.isWatch(req.path))
+      throw new Error(`${req.path}: only watches are streamed by the fake`);
+    const body = new PassThrough();
+    const opened = this.server.watch(req.path, (type, object) => {
+      body.write(`${JSON.stringify({ type, object })}\n`);
+    });
+    if ('error' in opened)
+      return { statusCode: opened.error.statusCode, body: Readable.from([Buffer.from(opened.error.body)]) };
+    const close = () => {
+      opened.cancel();
+      body.end();
+    };
+    if (req.signal?.aborted) close();
+    req.signal?.addEventListener('abort', close, { once: true });
+    return { statusCode: 200, body };
+  }
+
+  close(): void {}
 }
