@@ -1,22 +1,19 @@
-// Writes crds/<group>_<plural>.yaml from shared/api and removes stale YAML files there, and
-// rewrites the kind rules (between `# BEGIN kind rules` and `# END kind rules`) of each
-// config/operators/<operator>.yaml ClusterRole from shared/api's kind registry.
+// Writes config/crds/ from shared/api: a <group>_<plural>.yaml per kind and the kustomization.yaml
+// that lists them, removing stale YAML files there; and rewrites the kind rules (between
+// `# BEGIN kind rules` and `# END kind rules`) of each config/operators/<operator>.yaml ClusterRole
+// from shared/api's kind registry. config/crds/ is the only copy of the CRDs: `kubectl apply -k
+// config/`, `mooring install` and the test control plane all read it.
 // Usage: node --import tsx hack/gen-crds.ts [--check]
 // --check writes nothing and exits 1 when any file is missing, different or stale.
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderCrdFiles } from '../shared/api/src/crd.ts';
+import { renderCrdDirectory } from '../shared/api/src/crd.ts';
 import { OPERATOR_NAMES } from '../shared/api/src/kind-registry.ts';
 import { withKindRules } from '../shared/api/src/rbac.ts';
 
-// crds/ is the source of truth; config/crds/ holds the same files for `kubectl apply -k config/`
-// (kustomize will not load files from outside its root), next to its own kustomization.yaml.
-const TARGETS = [
-  { dir: fileURLToPath(new URL('../crds/', import.meta.url)), label: 'crds' },
-  { dir: fileURLToPath(new URL('../config/crds/', import.meta.url)), label: 'config/crds' },
-];
-const NOT_GENERATED = new Set(['kustomization.yaml']);
+const CRDS_DIR = fileURLToPath(new URL('../config/crds/', import.meta.url));
+const LABEL = 'config/crds';
 const OPERATORS_DIR = fileURLToPath(new URL('../config/operators/', import.meta.url));
 
 interface Drift {
@@ -26,9 +23,7 @@ interface Drift {
 }
 
 async function readExisting(dir: string): Promise<Map<string, string>> {
-  const names = (await readdir(dir))
-    .filter((name) => name.endsWith('.yaml') && !NOT_GENERATED.has(name))
-    .sort();
+  const names = (await readdir(dir)).filter((name) => name.endsWith('.yaml')).sort();
   const entries = await Promise.all(
     names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const),
   );
@@ -48,29 +43,28 @@ function diff(wanted: Map<string, string>, existing: Map<string, string>): Drift
 
 async function main(): Promise<number> {
   const check = process.argv.includes('--check');
-  const wanted = renderCrdFiles();
+  const wanted = renderCrdDirectory();
   let failed = false;
-  for (const { dir, label } of TARGETS) {
-    const drift = diff(wanted, await readExisting(dir));
-    const stale = [...drift.missing, ...drift.changed, ...drift.extra];
-    if (check) {
-      if (stale.length === 0) continue;
-      for (const name of drift.missing) console.error(`${label}/${name}: missing`);
-      for (const name of drift.changed) console.error(`${label}/${name}: out of date`);
-      for (const name of drift.extra) console.error(`${label}/${name}: matches no kind`);
-      console.error(`${label}/ is stale: run \`npm run gen-crds\`.`);
+  const drift = diff(wanted, await readExisting(CRDS_DIR));
+  const stale = [...drift.missing, ...drift.changed, ...drift.extra];
+  if (check) {
+    for (const name of drift.missing) console.error(`${LABEL}/${name}: missing`);
+    for (const name of drift.changed) console.error(`${LABEL}/${name}: out of date`);
+    for (const name of drift.extra) console.error(`${LABEL}/${name}: matches no kind`);
+    if (stale.length > 0) {
+      console.error(`${LABEL}/ is stale: run \`npm run gen-crds\`.`);
       failed = true;
-      continue;
     }
+  } else {
     for (const name of [...drift.missing, ...drift.changed]) {
-      await writeFile(join(dir, name), wanted.get(name)!);
-      console.log(`wrote ${label}/${name}`);
+      await writeFile(join(CRDS_DIR, name), wanted.get(name)!);
+      console.log(`wrote ${LABEL}/${name}`);
     }
     for (const name of drift.extra) {
-      await rm(join(dir, name));
-      console.log(`removed ${label}/${name}`);
+      await rm(join(CRDS_DIR, name));
+      console.log(`removed ${LABEL}/${name}`);
     }
-    if (stale.length === 0) console.log(`${label}/ is up to date (${wanted.size} files)`);
+    if (stale.length === 0) console.log(`${LABEL}/ is up to date (${wanted.size} files)`);
   }
   for (const operator of OPERATOR_NAMES) {
     const path = join(OPERATORS_DIR, `${operator}.yaml`);

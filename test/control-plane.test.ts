@@ -45,10 +45,10 @@ describe('the local control plane', () => {
     assert.deepEqual(managers, ['mooring-test']);
   });
 
-  test('has every CRD in crds/ installed and Established', async () => {
+  test('has every CRD in config/crds/ installed and Established', async () => {
     const { client } = await testCluster();
     const crds = readCrds();
-    assert.ok(crds.length > 0, 'crds/ holds no CustomResourceDefinition: run npm run gen-crds');
+    assert.ok(crds.length > 0, 'config/crds/ holds no CustomResourceDefinition: run npm run gen-crds');
     for (const crd of crds) {
       const live = await client.get<Crd>({
         apiVersion: 'apiextensions.k8s.io/v1',

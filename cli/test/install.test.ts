@@ -1,29 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '@mooring/runtime';
 import { testCluster, testNamespace } from '@mooring/test/harness';
 import { parseAllDocuments } from 'yaml';
 import { mooring } from './run-cli.ts';
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-test('config/crds holds exactly the generated CRDs of crds/', () => {
-  const generated = readdirSync(join(ROOT, 'crds')).filter((f) => f.endsWith('.yaml'));
-  assert.ok(generated.length >= 9);
-  for (const file of generated) {
-    assert.equal(
-      readFileSync(join(ROOT, 'config/crds', file), 'utf8'),
-      readFileSync(join(ROOT, 'crds', file), 'utf8'),
-      `config/crds/${file} is stale: copy crds/${file} over it`,
-    );
-  }
-  const listed = readFileSync(join(ROOT, 'config/crds/kustomization.yaml'), 'utf8');
-  for (const file of generated)
-    assert.ok(listed.includes(`- ${file}`), `config/crds/kustomization.yaml misses ${file}`);
-});
 
 test('install --export prints manifests that all pass a server-side dry-run', async (t) => {
   const ns = await testNamespace(t, 'cli-install');

@@ -519,8 +519,8 @@ export async function restartApiServer(
   await startApiServer(loc, state);
 }
 
-/** The CRD manifests under `crds/`, in file-name order. */
-export function readCrds(dir = join(repoRoot, 'crds')): KubeObject[] {
+/** The CRD manifests under `config/crds/` (written by hack/gen-crds.ts), in file-name order. */
+export function readCrds(dir = join(repoRoot, 'config', 'crds')): KubeObject[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.yaml'))
@@ -558,7 +558,7 @@ export async function installCrds(client: KubeClient, crds: KubeObject[], timeou
 /**
  * Starts etcd and kube-apiserver on free loopback ports, or reuses them when a previous `up` left a
  * healthy pair; anything else a previous run left (dead pids, a half-written data dir) is cleared
- * first. Installs the CRDs from `crds/` either way. With `workloads`, also runs
+ * first. Installs the CRDs from `config/crds/` either way. With `workloads`, also runs
  * kube-controller-manager, kube-scheduler and kwok with fake Nodes, adding them to a reused plane
  * that lacks them.
  */

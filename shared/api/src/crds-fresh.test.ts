@@ -3,24 +3,25 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { renderCrdFiles } from './crd.ts';
+import { renderCrdDirectory } from './crd.ts';
 import { OPERATOR_NAMES } from './kind-registry.ts';
 import { withKindRules } from './rbac.ts';
 
-const CRDS_DIR = fileURLToPath(new URL('../../../crds/', import.meta.url));
+// The one copy of the generated CRDs (kustomize reads no file outside config/, so it lives there).
+const CRDS_DIR = fileURLToPath(new URL('../../../config/crds/', import.meta.url));
 const OPERATORS_DIR = fileURLToPath(new URL('../../../config/operators/', import.meta.url));
 
-test('crds/ matches the schemas in shared/api', async () => {
-  const wanted = renderCrdFiles();
+test('config/crds/ matches the schemas in shared/api', async () => {
+  const wanted = renderCrdDirectory();
   const present = (await readdir(CRDS_DIR)).filter((name) => name.endsWith('.yaml'));
   const problems: string[] = [];
   for (const [name, text] of wanted) {
-    if (!present.includes(name)) problems.push(`crds/${name} is missing`);
+    if (!present.includes(name)) problems.push(`config/crds/${name} is missing`);
     else if ((await readFile(join(CRDS_DIR, name), 'utf8')) !== text)
-      problems.push(`crds/${name} is out of date`);
+      problems.push(`config/crds/${name} is out of date`);
   }
-  for (const name of present) if (!wanted.has(name)) problems.push(`crds/${name} matches no kind`);
-  assert.deepEqual(problems, [], `crds/ is stale; run \`npm run gen-crds\`:\n${problems.join('\n')}`);
+  for (const name of present) if (!wanted.has(name)) problems.push(`config/crds/${name} matches no kind`);
+  assert.deepEqual(problems, [], `config/crds/ is stale; run \`npm run gen-crds\`:\n${problems.join('\n')}`);
 });
 
 test("config/operators/ ClusterRoles' kind rules match the kind registry in shared/api", async () => {

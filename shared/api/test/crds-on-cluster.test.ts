@@ -8,7 +8,7 @@ import { crds, KINDS, sample, samples } from '../src/index.ts';
 let client: KubeClient;
 before(async () => {
   client = (await testCluster()).client;
-  // From the generator itself, so this test also covers CRDs not yet written to crds/.
+  // From the generator itself, so this test also covers CRDs not yet written to config/crds/.
   await installCrds(client, crds() as unknown as KubeObject[]);
 });
 
