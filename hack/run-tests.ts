@@ -111,6 +111,10 @@ const plane = usesPlane
 if (values.unit) {
   // Nothing in a unit run may reach a cluster, not even one the caller's shell points at.
   delete env.KUBECONFIG;
+  // The quick pass: a tenth of each fuzz property's runs and 20 simulation seeds (npm test runs
+  // them all; npm run simulate and MOORING_FUZZ_RUNS go further). Set either to choose yourself.
+  env.MOORING_FUZZ_SCALE ??= '0.1';
+  env.MOORING_SIM_SEEDS ??= '20';
   const guard = pathToFileURL(join(repoRoot, 'hack/lib/unit-guard.mjs')).href;
   env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${guard}`].filter(Boolean).join(' ');
   console.error(

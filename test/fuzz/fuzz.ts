@@ -2,6 +2,7 @@
 // through MOORING_FUZZ_RUNS, and a failure message that says how to replay the failing case.
 //
 //   MOORING_FUZZ_RUNS=100000   runs per property (default: each property's own small number)
+//   MOORING_FUZZ_SCALE=0.1     scales each property's own number (npm run test:unit's quick pass)
 //   MOORING_FUZZ_SEED=123      the seed of every property (default: fixed per property; `random` picks one)
 //   MOORING_FUZZ_PATH=0:1:2    with the seed, replays one case (and its shrinking) only
 import { readdirSync, readFileSync } from 'node:fs';
@@ -18,10 +19,18 @@ export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Runs per property: MOORING_FUZZ_RUNS when set, else the property's bounded default. */
 export function runs(defaultRuns: number): number {
   const env = process.env.MOORING_FUZZ_RUNS;
-  if (env === undefined || env === '') return defaultRuns;
+  if (env === undefined || env === '') return Math.max(1, Math.round(defaultRuns * scale()));
   const n = Number(env);
   if (!Number.isSafeInteger(n) || n < 1)
     throw new Error(`MOORING_FUZZ_RUNS must be a positive integer, got ${env}`);
+  return n;
+}
+
+function scale(): number {
+  const env = process.env.MOORING_FUZZ_SCALE;
+  if (env === undefined || env === '') return 1;
+  const n = Number(env);
+  if (!(n > 0 && n <= 1)) throw new Error(`MOORING_FUZZ_SCALE must be in (0, 1], got ${env}`);
   return n;
 }
 

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { newKubeConfig } from './kube-config-class.ts';
 import type { ApiTransport, TransportRequest, TransportResponse, TransportStream } from './transport.ts';
 
 // Tokens from exec plugins and projected service-account files rotate; re-read them this often.
@@ -11,7 +12,7 @@ const AUTH_REFRESH_MS = 30_000;
  * in-cluster. Never for a kubeconfig someone else wrote: that goes through parseUntrustedKubeConfig.
  */
 export function loadKubeConfig(path?: string): KubeConfig {
-  const kc = new KubeConfig();
+  const kc = newKubeConfig();
   if (path) kc.loadFromFile(path);
   else kc.loadFromDefault();
   return kc;

@@ -1,5 +1,6 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import { newKubeConfig } from './kube-config-class.ts';
 
 /**
  * A kubeconfig written by someone the operator does not trust (a tenant's Secret), turned into an
@@ -173,7 +174,7 @@ export function parseUntrustedKubeConfig(text: string): KubeConfig {
   }
 
   const u = `user '${user.name}'`;
-  const kc = new KubeConfig();
+  const kc = newKubeConfig();
   kc.loadFromOptions({
     clusters: [
       {
