@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { KINDS } from '@mooring/api';
+import { KINDS, OPERATOR_NAMES } from '@mooring/api';
 import { build, createConfinedFs, type Resource } from '@mooring/kustomize';
 import type { KubeObject } from '@mooring/runtime';
 import { REPO_ROOT } from './cli-paths.ts';
@@ -11,7 +11,8 @@ export const CONFIG_DIR = join(REPO_ROOT, 'config');
 export const OPERATOR_IMAGE = 'ghcr.io/mooring-dev/mooring';
 
 /** The Deployments `install` creates and `check` expects. */
-export const OPERATOR_DEPLOYMENTS = ['source', 'kustomize', 'notification', 'image-automation'];
+/** The operators' Deployments, one per operator of the kind registry. */
+export const OPERATOR_DEPLOYMENTS: readonly string[] = OPERATOR_NAMES;
 
 /** The name of each Mooring CRD. */
 export const CRD_NAMES = KINDS.map((k) => `${k.plural}.${k.group}`);

@@ -10,7 +10,7 @@ import { CliError } from './cli-error.ts';
 export async function waitForDeployments(
   client: KubeClient,
   namespace: string,
-  names: string[],
+  names: readonly string[],
   timeoutMs: number,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;

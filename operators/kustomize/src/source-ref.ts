@@ -1,4 +1,4 @@
-import { type Artifact, type Kustomization, Reason, SOURCE_API_VERSION } from '@mooring/api';
+import { type Artifact, type Kustomization, kindApiVersion, Reason, SOURCE_KINDS } from '@mooring/api';
 import {
   ApiError,
   type KubeClient,
@@ -41,10 +41,19 @@ export async function resolveSource(
   type Source = KubeObject & {
     status?: { artifact?: Artifact; conditions?: { type: string; status: string; message?: string }[] };
   };
+  // The CRD admits only source kinds; an object written before a kind was removed still gets a clear line.
+  const sourceKind = SOURCE_KINDS.find((k) => k === key.kind);
+  if (!sourceKind) {
+    throw new StalledError(
+      Reason.InvalidSpec,
+      `${key.kind} is not a source kind: use one of ${SOURCE_KINDS.join(', ')}`,
+    );
+  }
   let source: Source;
   try {
     source = await client.get<Source>({
-      apiVersion: SOURCE_API_VERSION,
+      // Each source kind at its own group's version, from the one kind registry.
+      apiVersion: kindApiVersion(sourceKind),
       kind: key.kind,
       namespace: key.namespace,
       name: key.name,
