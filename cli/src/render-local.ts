@@ -1,5 +1,5 @@
-import { realpathSync, statSync } from 'node:fs';
-import { resolve, sep } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
 import { KUSTOMIZE_API_VERSION, type Kustomization } from '@mooring/api';
 import { build, createConfinedFs, KustomizeError, toYAML } from '@mooring/kustomize';
 import {
@@ -37,13 +37,25 @@ function confine(dir: string): { root: string; path: string } {
   return { root: `${sep}${top}`, path: real.slice(top.length + 2) || '.' };
 }
 
+/**
+ * The engine names files from the confined root (`tmp/site/app/a.yaml` for a build of `/tmp/site/app`);
+ * a user reads them from where they ran the command (`app/a.yaml`, or `a.yaml` inside the folder).
+ */
+export function pathsFromCwd(message: string, root: string, cwd = process.cwd()): string {
+  return message.replace(/(?<![\w/.@+-])([\w.@+-]+(?:\/[\w.@+-]+)+)/g, (token) => {
+    const abs = join(root, token);
+    return existsSync(abs) ? relative(cwd, abs) || '.' : token;
+  });
+}
+
 /** `kustomize build <dir>` with Mooring's engine: the same YAML, byte for byte. */
 export async function renderDirectory(dir: string): Promise<string> {
   const { root, path } = confine(dir);
   try {
     return toYAML(await build(createConfinedFs(root), path));
   } catch (err) {
-    if (err instanceof KustomizeError) throw new CliError(`kustomize build of ${dir} failed: ${err.message}`);
+    if (err instanceof KustomizeError)
+      throw new CliError(`kustomize build of ${dir} failed: ${pathsFromCwd(err.message, root)}`);
     throw err;
   }
 }
@@ -111,7 +123,7 @@ export async function renderKustomization(
     return rendered.manifests as KubeObject[];
   } catch (err) {
     if (err instanceof RetryableError && err.cause instanceof KustomizeError)
-      throw new CliError(`kustomize build of ${dir} failed: ${err.cause.message}`);
+      throw new CliError(`kustomize build of ${dir} failed: ${pathsFromCwd(err.cause.message, root)}`);
     // The operator's reason would be the condition's; its message is the sentence to show.
     if (err instanceof RetryableError || err instanceof StalledError || err instanceof WaitingError)
       throw new CliError(err.message);

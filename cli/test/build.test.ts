@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -58,4 +59,23 @@ test('build of a broken kustomization fails in one sentence, exit 1', async () =
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^✗ kustomize build of .* failed: /);
   assert.equal(r.stdout, '');
+});
+
+test('a build error names files from where the command ran, not from the top folder', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mooring-build-paths-'));
+  try {
+    mkdirSync(join(dir, 'site', 'app'), { recursive: true });
+    writeFileSync(join(dir, 'site/app/kustomization.yaml'), 'resources:\n- a.yaml\n');
+    writeFileSync(
+      join(dir, 'site/app/a.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n data: 1\n',
+    );
+    const inside = await mooring(['build', '.'], { cwd: join(dir, 'site/app') });
+    assert.equal(inside.code, 1);
+    assert.match(inside.stderr, /failed: a\.yaml: invalid YAML at line 5, column 1/);
+    const above = await mooring(['build', 'app'], { cwd: join(dir, 'site') });
+    assert.match(above.stderr, /failed: app\/a\.yaml: invalid YAML/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
