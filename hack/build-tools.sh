@@ -3,7 +3,8 @@
 # the kustomize conformance fixtures are generated with) and bin/sops (for SOPS fixtures).
 # Each is pinned by a wrapper module under hack/tools/<name>/ (go.mod + go.sum, `tool` directive).
 # A stamp in bin/.<name>.stamp records what a binary was built from; a matching stamp skips the
-# build. Usage: hack/build-tools.sh [kustomize] [sops]   (default: both)
+# build. Usage: hack/build-tools.sh [kustomize] [sops] [helm]   (default: kustomize and sops)
+# `helm` is hack/lib/build-helm.sh: the Helm renderer (bin/mooring-helm.wasm) and bin/helm.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -54,6 +55,7 @@ for tool in "${wanted[@]}"; do
   case "$tool" in
     kustomize) build kustomize sigs.k8s.io/kustomize/kustomize/v5 ;;
     sops) build sops github.com/getsops/sops/v3 ;;
-    *) die "unknown tool $tool (known: kustomize, sops)" ;;
+    helm) bash "$root/hack/lib/build-helm.sh" ;;
+    *) die "unknown tool $tool (known: kustomize, sops, helm)" ;;
   esac
 done

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds the Helm renderer and the reference helm from hack/tools/helm-renderer (one wrapper
+# module, so both use the helm.sh/helm/v3 version and dependency graph its go.sum pins):
+#   bin/mooring-helm.wasm  hack/tools/helm-renderer/main.go for GOOS=wasip1: what shared/helm runs
+#                          inside Node's WASI (shipped in the operator image, see config/Dockerfile)
+#   bin/helm               helm.sh/helm/v3/cmd/helm: the oracle the renderer's tests compare with
+# Both carry Helm's release ldflags (helm's Makefile at the pinned tag), so .Capabilities is
+# what a released helm reports offline: KubeVersion v1.<client-go minor + 0>.0, not the v1.20.0 a
+# plain `go build` leaves in, and HelmVersion with the release's version and commit.
+# A stamp per binary records the module, main.go, the Go version and the ldflags; a matching
+# stamp skips the build. Usage: hack/lib/build-helm.sh [renderer] [helm]   (default: both)
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin="$root/bin"
+dir="$root/hack/tools/helm-renderer"
+export GOTOOLCHAIN=local   # a too-new module must fail here, not fetch another toolchain
+export CGO_ENABLED=0
+export GOFLAGS=-buildvcs=false
+mkdir -p "$bin"
+
+die() { echo "helm build: $*" >&2; exit 1; }
+
+command -v go >/dev/null || die "Go is not installed; Go >= 1.26 is needed to build the Helm renderer"
+go_version=$(go env GOVERSION)
+case "$go_version" in
+  go1.2[6-9]*|go1.[3-9][0-9]*) ;;
+  *) die "Go >= 1.26 is needed, found $go_version" ;;
+esac
+
+helm_version=$(awk '$1 == "helm.sh/helm/v3" && $2 ~ /^v/ { print $2; exit } $1 == "require" && $2 == "helm.sh/helm/v3" { print $3; exit }' "$dir/go.mod")
+client_go=$(awk '$1 == "k8s.io/client-go" && $2 ~ /^v/ { print $2; exit }' "$dir/go.mod")
+[ -n "$helm_version" ] && [ -n "$client_go" ] || die "hack/tools/helm-renderer/go.mod names no helm.sh/helm/v3 or k8s.io/client-go version"
+
+# The commit each pinned release was built from (helm's Makefile puts `git rev-parse HEAD` in);
+# the module proxy serves no commit, so it is recorded here with the pin. Source: the released
+# binary's `helm version` (v3.22.0: version.BuildInfo{Version:"v3.22.0",
+# GitCommit:"144ca65f8501953fa8b41cd1d37c7223051c85b7", GitTreeState:"clean", GoVersion:"go1.26.8"}).
+case "$helm_version" in
+  v3.22.0) git_commit=144ca65f8501953fa8b41cd1d37c7223051c85b7 release_go=go1.26.8 ;;
+  *) die "no release commit recorded for helm $helm_version: add it to hack/lib/build-helm.sh" ;;
+esac
+[ "$go_version" = "$release_go" ] ||
+  echo "helm build: note: helm $helm_version was released with $release_go; with $go_version, .Capabilities.HelmVersion.GoVersion differs from the release's" >&2
+
+# helm's Makefile: K8S_MODULES_MAJOR_VER is client-go's major + 1, the minor is client-go's.
+k8s_major=$(( $(echo "${client_go#v}" | cut -d. -f1) + 1 ))
+k8s_minor=$(echo "$client_go" | cut -d. -f2)
+ldflags="-w -s"
+ldflags+=" -X helm.sh/helm/v3/internal/version.version=$helm_version"
+ldflags+=" -X helm.sh/helm/v3/internal/version.metadata="
+ldflags+=" -X helm.sh/helm/v3/internal/version.gitCommit=$git_commit"
+ldflags+=" -X helm.sh/helm/v3/internal/version.gitTreeState=clean"
+for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+  ldflags+=" -X $pkg.k8sVersionMajor=$k8s_major -X $pkg.k8sVersionMinor=$k8s_minor"
+done
+
+# build NAME OUTPUT GOOS GOARCH PACKAGE
+build() {
+  local name=$1 out=$2 goos=$3 goarch=$4 pkg=$5 stamp stamp_file="$bin/.$1.stamp"
+  stamp=$( (cat "$dir/go.mod" "$dir/go.sum" "$dir/main.go"; echo "$go_version $goos/$goarch $ldflags") | sha256sum | cut -c1-16)
+  if [ -f "$out" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
+    echo "helm build: $name (helm $helm_version) is up to date"
+    return
+  fi
+  echo "helm build: building $name (helm $helm_version, $goos/$goarch; a cold build takes several minutes on 2 cores, a cached one seconds)"
+  local start=$SECONDS
+  (cd "$dir" && GOOS=$goos GOARCH=$goarch nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") ||
+    die "go build of $name failed (see above)"
+  mv "$out.tmp" "$out"
+  echo "$stamp" > "$stamp_file"
+  echo "helm build: $name built in $((SECONDS - start))s"
+}
+
+wanted=("$@")
+[ ${#wanted[@]} -gt 0 ] || wanted=(renderer helm)
+for w in "${wanted[@]}"; do
+  case "$w" in
+    renderer) build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm . ;;
+    helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" helm.sh/helm/v3/cmd/helm ;;
+    *) die "unknown target $w (known: renderer, helm)" ;;
+  esac
+done

@@ -1,0 +1,184 @@
+// The renderer's sandbox, property by property: each hostile chart is stopped or sees nothing,
+// with a typed error. No assertion depends on how fast the machine is: a limit is hit or not,
+// and the test deadlines are generous.
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import {
+  HelmChartError,
+  HelmMemoryError,
+  HelmRenderError,
+  HelmTemplateError,
+  HelmTimeoutError,
+  renderChart,
+} from '../src/index.ts';
+import { type RendererRequest, runRenderer } from '../src/render.ts';
+import { missingBinaries, TESTDATA } from './helm-oracle.ts';
+
+const hostile = (name: string): string => join(TESTDATA, 'hostile', name);
+const roomy = { timeoutMs: 120_000, memoryBytes: 1 << 30 };
+
+describe('the Helm renderer sandbox', { skip: missingBinaries }, () => {
+  const scratch = mkdtempSync(join(tmpdir(), 'mooring-helm-sandbox-test-'));
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+  const base: RendererRequest = {
+    chart: '/chart',
+    releaseName: 'r',
+    namespace: 'n',
+    values: [],
+    set: [],
+    setString: [],
+    setJSON: [],
+    kubeVersion: '',
+    apiVersions: [],
+    includeCrds: false,
+    isUpgrade: false,
+    skipTests: false,
+  };
+
+  it('stops a chart whose template loops forever at the time limit', { timeout: 300_000 }, async () => {
+    const timeoutMs = 5_000;
+    await assert.rejects(
+      renderChart({
+        chartDir: hostile('loop'),
+        releaseName: 'r',
+        namespace: 'n',
+        limits: { ...roomy, timeoutMs },
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof HelmTimeoutError, String(err));
+        assert.equal(err.kind, 'timeout');
+        assert.equal(err.timeoutMs, timeoutMs);
+        assert.match(err.message, /took longer than the 5000 ms time limit and was stopped/);
+        return true;
+      },
+    );
+  });
+
+  it('stops a chart that builds a gigabyte string at the memory limit', { timeout: 300_000 }, async () => {
+    const memoryBytes = 256 << 20;
+    await assert.rejects(
+      renderChart({
+        chartDir: hostile('bigstring'),
+        releaseName: 'r',
+        namespace: 'n',
+        limits: { timeoutMs: 240_000, memoryBytes },
+      }),
+      (err: unknown) => {
+        assert.ok(err instanceof HelmMemoryError, String(err));
+        assert.equal(err.kind, 'memory');
+        assert.equal(err.memoryBytes, memoryBytes);
+        assert.match(err.message, /needed more than the 268435456 byte memory limit and was stopped/);
+        return true;
+      },
+    );
+  });
+
+  it('the same chart renders when the limit allows the string', { timeout: 300_000 }, async () => {
+    // The memory error above is the limit's doing, not the renderer's failing on large data.
+    const small = join(scratch, 'smallstring');
+    cpSync(hostile('bigstring'), small, { recursive: true });
+    writeFileSync(join(small, 'templates/big.yaml'), 'data: {{ repeat 1048576 "x" | len }}\n');
+    const out = await renderChart({ chartDir: small, releaseName: 'r', namespace: 'n', limits: roomy });
+    assert.equal(out, '---\n# Source: bigstring/templates/big.yaml\ndata: 1048576\n');
+  });
+
+  it('reads nothing outside the chart through .Files: .., absolute paths, globs', {
+    timeout: 300_000,
+  }, async () => {
+    const out = await renderChart({
+      chartDir: hostile('escape'),
+      releaseName: 'r',
+      namespace: 'n',
+      limits: roomy,
+    });
+    assert.doesNotMatch(out, /root:/);
+    for (const key of ['dotdot', 'dotdotdeep', 'absolute', 'hostname', 'globbedUp']) {
+      assert.match(out, new RegExp(`^  ${key}: ""$`, 'm'), `${key} is not empty:\n${out}`);
+    }
+    // The glob sees the chart's own files only.
+    assert.match(out, /^ {2}globbed: "files\/own.txt "$/m);
+  });
+
+  it('refuses a chart with a link that leads out of it', { timeout: 60_000 }, async () => {
+    const chart = join(scratch, 'linked');
+    cpSync(hostile('escape'), chart, { recursive: true });
+    symlinkSync('/etc/passwd', join(chart, 'files/passwd'));
+    await assert.rejects(
+      renderChart({ chartDir: chart, releaseName: 'r', namespace: 'n', limits: roomy }),
+      (err: unknown) => {
+        assert.ok(err instanceof HelmChartError, String(err));
+        assert.equal(err.kind, 'chart');
+        assert.match(err.message, /chart file files\/passwd is a link that leads out of the chart/);
+        return true;
+      },
+    );
+  });
+
+  it('the guest itself can open nothing but its chart directory', { timeout: 300_000 }, async () => {
+    // Below renderChart's chart copy: the renderer is asked to load charts outside /chart.
+    const chart = join(scratch, 'preopen');
+    cpSync(hostile('escape'), chart, { recursive: true });
+    const work = mkdtempSync(join(scratch, 'run-'));
+    assert.match(await runRenderer(base, chart, 'preopen', roomy, undefined, work), /name: escape/);
+    for (const outside of ['/', '/etc', '/chart/..', '/chart/../etc', '/chart/../../../etc', TESTDATA]) {
+      await assert.rejects(
+        runRenderer({ ...base, chart: outside }, chart, 'preopen', roomy, undefined, work),
+        (err: unknown) => {
+          assert.ok(err instanceof HelmTemplateError, `${outside}: ${String(err)}`);
+          assert.doesNotMatch(err.helmMessage, /root:/);
+          return true;
+        },
+        outside,
+      );
+    }
+  });
+
+  it("the renderer's environment holds no token, kubeconfig or Secret", { timeout: 300_000 }, async () => {
+    const saved = { ...process.env };
+    process.env.KUBECONFIG = '/root/.kube/config';
+    process.env.GITHUB_TOKEN = 'ghp_mooringtestsecret';
+    process.env.MOORING_TEST_SECRET = 'mooring-test-secret';
+    process.env.KUBERNETES_SERVICE_HOST = '10.0.0.1';
+    try {
+      const chart = join(scratch, 'probe');
+      cpSync(hostile('escape'), chart, { recursive: true });
+      const work = mkdtempSync(join(scratch, 'run-'));
+      const probe = JSON.parse(
+        await runRenderer({ ...base, probe: true }, chart, 'probe', roomy, undefined, work),
+      );
+      // Go's wasip1 port starts in its first preopened directory.
+      assert.deepEqual(probe, { environ: [], args: ['mooring-helm'], wd: '/chart' });
+    } finally {
+      process.env = saved;
+    }
+  });
+
+  for (const fn of ['env', 'expandenv']) {
+    it(`a template cannot ask for the environment: Helm has no ${fn}`, { timeout: 300_000 }, async () => {
+      await assert.rejects(
+        renderChart({ chartDir: hostile(fn), releaseName: 'r', namespace: 'n', limits: roomy }),
+        (err: unknown) => {
+          assert.ok(err instanceof HelmTemplateError, String(err));
+          assert.match(err.helmMessage, new RegExp(`function "${fn}" not defined`));
+          return true;
+        },
+      );
+    });
+  }
+
+  it('errors are typed: a missing renderer module', { timeout: 60_000 }, async () => {
+    await assert.rejects(
+      renderChart({
+        chartDir: hostile('env'),
+        releaseName: 'r',
+        namespace: 'n',
+        limits: roomy,
+        wasmPath: join(scratch, 'absent.wasm'),
+      }),
+      (err: unknown) => err instanceof HelmRenderError && /is missing: build it/.test(err.message),
+    );
+  });
+});

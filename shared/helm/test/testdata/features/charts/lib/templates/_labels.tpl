@@ -1,0 +1,4 @@
+{{- define "lib.labels" -}}
+managed-by: {{ .Release.Service }}
+chart: {{ .Chart.Name }}
+{{- end -}}
