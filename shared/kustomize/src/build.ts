@@ -10,8 +10,10 @@ import { defaultYamlLimits, isRemote, parseResources, type YamlLimits } from './
 import { legacySort } from './order.ts';
 import { effectiveNamespace, formatId, idOf } from './res-id.ts';
 import type { JsonObject, Resource } from './resource.ts';
-import { runTransformers } from './run-transformers.ts';
+import { loadTransformerConfig, runTransformers } from './run-transformers.ts';
+import { emptyConfig, mergeConfig, type TransformerConfig } from './transformers/config.ts';
 import { fixNameReferences } from './transformers/name-reference.ts';
+import { mergeVarSet, mergeVars, resolveVars, type Var } from './transformers/vars.ts';
 
 /** Caps on one build beyond what the confined fs enforces. */
 export interface BuildLimits extends YamlLimits {
@@ -64,6 +66,14 @@ const join = (dir: string, entry: string): string => {
   return normalizeRel(dir === '' ? entry : `${dir}/${entry}`);
 };
 
+/** What kustomize's ResAccumulator carries besides the resources: the transformer config and the vars. */
+interface Accumulated {
+  config: TransformerConfig;
+  vars: Map<string, Var>;
+}
+
+const emptyAccumulated = (): Accumulated => ({ config: emptyConfig(), vars: new Map() });
+
 /** A resource's current id as a key that is equal exactly when kustomize's ResId.Equals is. */
 function idKey(r: Resource): string {
   const id = idOf(r.object);
@@ -106,6 +116,7 @@ function accumulateResource(
   chain: string[],
   seen: Set<string>,
   parent: Kustomization,
+  acc: Accumulated,
 ): void {
   if (isRemote(entry)) {
     throw new KustomizeError(`${entry}: remote resources are not supported`);
@@ -127,8 +138,17 @@ function accumulateResource(
     throw new KustomizeError(`expected kind != 'Component' for path '${rel}'`);
   }
   const sub: Resource[] = [];
-  accumulateTarget(ctx, rel, k, sub, enter(ctx, chain, rel));
+  const subAcc = emptyAccumulated();
+  accumulateTarget(ctx, rel, k, sub, enter(ctx, chain, rel), subAcc);
   append(into, sub, seen);
+  // kustomize's MergeAccumulator: the base's transformer config and vars join the parent's.
+  try {
+    acc.config = mergeConfig(acc.config, subAcc.config);
+    mergeVarSet(acc.vars, subAcc.vars.values());
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new KustomizeError(`recursed merging from path '${rel}': ${why}`);
+  }
 }
 
 /**
@@ -164,10 +184,12 @@ function accumulateTarget(
   k: Kustomization,
   ra: Resource[],
   chain: string[],
+  acc: Accumulated,
 ): void {
   // Nothing renames resources while they accumulate, so one key set serves the whole loop.
   const seen = new Set(ra.map(idKey));
-  for (const entry of k.resources) accumulateResource(ctx, dir, entry, ra, chain, seen, k);
+  for (const entry of k.resources) accumulateResource(ctx, dir, entry, ra, chain, seen, k, acc);
+  acc.config = mergeConfig(acc.config, loadTransformerConfig(ctx.fs, dir, k, ctx.rootOnly));
   runGenerators(ctx.fs, dir, k, ra, ctx.rootOnly);
   for (const entry of k.components ?? []) {
     if (isRemote(entry)) throw new KustomizeError(`${entry}: remote components are not supported`);
@@ -177,15 +199,17 @@ function accumulateTarget(
     if (component.kind !== 'Component') {
       throw new KustomizeError(`expected kind 'Component' for path '${rel}' but got '${component.kind}'`);
     }
-    accumulateTarget(ctx, rel, component, ra, next);
+    // A component works on its parent's accumulator: resources, config and vars alike.
+    accumulateTarget(ctx, rel, component, ra, next, acc);
   }
   const recording = ctx.recordTransformers
     ? { configuredIn: posix.relative(ctx.root, k.fileName) }
     : undefined;
-  runTransformers(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, recording);
+  runTransformers(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, recording, acc.config);
   if (ra.length > ctx.limits.maxResources) {
     throw new KustomizeError(`the build has more than ${ctx.limits.maxResources} resources`);
   }
+  mergeVars(ra, acc.vars, k.vars ?? []);
 }
 
 /** Appends the 10-character content hash to generated ConfigMap and Secret names (kustomize's HashTransformer). */
@@ -240,9 +264,12 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
   if (k.kind === 'Component')
     throw new KustomizeError(`expected kind != 'Component' for path '${dir || '.'}'`);
   const ra: Resource[] = [];
-  accumulateTarget(ctx, dir, k, ra, [dir]);
+  const acc = emptyAccumulated();
+  accumulateTarget(ctx, dir, k, ra, [dir], acc);
   addHashSuffixes(ra);
-  fixNameReferences(ra);
+  fixNameReferences(ra, acc.config.nameReference);
+  // With the references fixed, vars resolve (kustomize's ResolveVars), before local configs drop.
+  resolveVars(ra, acc.vars, acc.config.varReference);
   let out = ra.filter((r) => !isLocalConfig(r));
   const sort = k.sortOptions;
   if (sort === undefined || sort.order === 'legacy') {

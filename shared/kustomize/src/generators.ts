@@ -201,6 +201,9 @@ export function absorb(resources: Resource[], incoming: Resource): void {
     };
   }
   copyNameAffixes(old, incoming);
+  // kustomize's copyKustomizeSpecificFields: the vars the old resource held stay with the new one.
+  if (old.refVarNames) incoming.refVarNames = [...old.refVarNames];
+  else delete incoming.refVarNames;
   resources[resources.indexOf(old)] = incoming;
 }
 

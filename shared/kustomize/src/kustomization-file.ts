@@ -2,6 +2,8 @@ import type { ConfinedFs } from './confined-fs.ts';
 import { KustomizeError } from './errors.ts';
 import { parseYamlDocuments } from './load-resources.ts';
 import type { JsonObject, JsonValue } from './resource.ts';
+import { canonicalKeys } from './transformers/config.ts';
+import type { Var } from './transformers/vars.ts';
 
 /** The names kustomize looks for, in its order. */
 export const kustomizationFileNames = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
@@ -96,6 +98,10 @@ export interface Kustomization {
   generatorOptions?: GeneratorOptions;
   buildMetadata?: string[];
   openapi?: Record<string, string>;
+  /** Deprecated `vars:`, defaulted as kustomize's Var.Defaulting does. */
+  vars?: Var[];
+  /** Transformer configuration files (`configurations:`). */
+  configurations?: string[];
 }
 
 export const kustomizationVersion = 'kustomize.config.k8s.io/v1beta1';
@@ -103,14 +109,12 @@ export const componentVersion = 'kustomize.config.k8s.io/v1alpha1';
 
 /** Fields kustomize knows but Mooring refuses, with the reason. */
 const refused: Record<string, string> = {
-  vars: 'vars are not supported; use replacements',
   helmCharts: 'Helm charts are not supported',
   helmGlobals: 'Helm charts are not supported',
   helmChartInflationGenerator: 'Helm charts are not supported',
   generators: 'generator plugins are not supported',
   transformers: 'transformer plugins are not supported',
   validators: 'validator plugins are not supported',
-  configurations: 'custom transformer configurations are not supported',
   crds: 'the crds field is not supported; use openapi',
 };
 
@@ -223,7 +227,55 @@ const topLevel: Record<string, Checker> = {
   secretGenerator: list(struct({ ...generatorFields, type: str })),
   generatorOptions,
   buildMetadata: list(str),
+  configurations: list(str),
+  vars: list(anyObject),
 };
+
+const optStr = (v: JsonValue | undefined, where: string): string => {
+  if (v === undefined) return '';
+  if (typeof v !== 'string') fail(where, 'must be a string');
+  return v as string;
+};
+
+/** Reads `vars:` as Go's json decoder does (keys match case-insensitively: `fieldpath` works). */
+function parseVars(raw: JsonValue[]): Var[] {
+  return raw.map((entry, i) => {
+    const where = `vars[${i}]`;
+    const v = canonicalKeys(entry, ['name', 'objref', 'fieldref'], `invalid Kustomization: ${where}`);
+    const ref =
+      v.objref === undefined
+        ? {}
+        : canonicalKeys(
+            v.objref,
+            ['apiVersion', 'group', 'version', 'kind', 'name', 'namespace'],
+            `invalid Kustomization: ${where}.objref`,
+          );
+    const field =
+      v.fieldref === undefined
+        ? {}
+        : canonicalKeys(v.fieldref, ['fieldPath'], `invalid Kustomization: ${where}.fieldref`);
+    let group = optStr(ref.group, `${where}.objref.group`);
+    let version = optStr(ref.version, `${where}.objref.version`);
+    // Target.GVK: apiVersion, when set, overrides group and version (a lone part is the version).
+    const apiVersion = optStr(ref.apiVersion, `${where}.objref.apiVersion`);
+    if (apiVersion !== '') {
+      const parts = apiVersion.split('/');
+      if (parts.length === 2) [group, version] = parts as [string, string];
+      else if (parts.length === 1) version = parts[0] as string;
+    }
+    return {
+      name: optStr(v.name, `${where}.name`),
+      objref: {
+        group,
+        version,
+        kind: optStr(ref.kind, `${where}.objref.kind`),
+        name: optStr(ref.name, `${where}.objref.name`),
+        namespace: optStr(ref.namespace, `${where}.objref.namespace`),
+      },
+      fieldPath: optStr(field.fieldPath, `${where}.fieldref.fieldPath`) || 'metadata.name',
+    };
+  });
+}
 
 /** Finds the kustomization file in dir; undefined when there is none, an error when there are several. */
 export function findKustomizationFile(fs: ConfinedFs, dir: string): string | undefined {
@@ -290,6 +342,9 @@ export function parseKustomization(text: string, fileName: string): Kustomizatio
     const { env, ...rest } = g;
     return env ? { ...rest, envs: [...(rest.envs ?? []), env] } : rest;
   };
+  if (Array.isArray(doc.vars)) result.vars = parseVars(doc.vars);
+  else delete result.vars;
+  if (!Array.isArray(doc.configurations)) delete result.configurations;
   if (k.configMapGenerator) result.configMapGenerator = k.configMapGenerator.map(fixEnv);
   if (k.secretGenerator) result.secretGenerator = k.secretGenerator.map(fixEnv);
   if (

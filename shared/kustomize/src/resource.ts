@@ -29,6 +29,8 @@ export interface Resource {
   };
   /** Builtin transformers that ran over it, for `buildMetadata: [transformerAnnotations]`. */
   transformations?: { configuredIn: string; configuredBy: string }[];
+  /** Names of the `vars:` that take their value from this resource (kustomize's refVarNames). */
+  refVarNames?: string[];
   /** Present on ConfigMaps and Secrets made by a generator. */
   generated?: { behavior: 'create' | 'merge' | 'replace'; appendHash: boolean };
 }

@@ -5,8 +5,15 @@ import type { Kustomization, Selector } from './kustomization-file.ts';
 import { parseYamlDocuments, type YamlLimits } from './load-resources.ts';
 import type { JsonObject, JsonValue, Resource } from './resource.ts';
 import { addAnnotations } from './transformers/annotations.ts';
+import {
+  defaultConfig,
+  emptyConfig,
+  mergeConfig,
+  parseTransformerConfig,
+  type TransformerConfig,
+} from './transformers/config.ts';
 import { setImages } from './transformers/images.ts';
-import { addLabels } from './transformers/labels.ts';
+import { addLabels, setMapEntries } from './transformers/labels.ts';
 import { addNamePrefixSuffix } from './transformers/name-prefix-suffix.ts';
 import { setNamespace } from './transformers/namespace.ts';
 import { applyPatches, type PatchInput } from './transformers/patches.ts';
@@ -107,6 +114,22 @@ export interface TransformerRecording {
   configuredIn: string;
 }
 
+/** kustomize's MakeTransformerConfig: the defaults merged with the kustomization's `configurations:` files. */
+export function loadTransformerConfig(
+  fs: ConfinedFs,
+  dir: string,
+  k: Kustomization,
+  rootOnly = true,
+): TransformerConfig {
+  const paths = k.configurations ?? [];
+  if (paths.length === 0) return defaultConfig();
+  const w: Where = { fs, dir, rootOnly };
+  let custom = emptyConfig();
+  for (const path of paths)
+    custom = mergeConfig(custom, parseTransformerConfig(readText(w, path), fileIn(w, path)));
+  return mergeConfig(defaultConfig(), custom);
+}
+
 /** Runs kustomize's builtin transformers over the accumulated resources, in kustomize's order. */
 export function runTransformers(
   fs: ConfinedFs,
@@ -116,6 +139,7 @@ export function runTransformers(
   limits: YamlLimits,
   rootOnly = true,
   recording?: TransformerRecording,
+  config: TransformerConfig = defaultConfig(),
 ): void {
   const w: Where = { fs, dir, rootOnly };
   const openapi = loadOpenApi(w, k, limits);
@@ -138,15 +162,15 @@ export function runTransformers(
     ran('PatchTransformer');
   }
   if (k.namespace) {
-    setNamespace(ra, k.namespace);
+    setNamespace(ra, k.namespace, { fieldSpecs: config.namespace });
     ran('NamespaceTransformer');
   }
   if (k.namePrefix) {
-    addNamePrefixSuffix(ra, k.namePrefix, undefined);
+    addNamePrefixSuffix(ra, k.namePrefix, undefined, config.namePrefix);
     ran('PrefixTransformer');
   }
   if (k.nameSuffix) {
-    addNamePrefixSuffix(ra, undefined, k.nameSuffix);
+    addNamePrefixSuffix(ra, undefined, k.nameSuffix, config.nameSuffix);
     ran('SuffixTransformer');
   }
   const commonLabels = k.commonLabels ?? {};
@@ -156,15 +180,17 @@ export function runTransformers(
         includeSelectors: label.includeSelectors === true,
         includeTemplates: label.includeTemplates === true,
         fields: label.fields ?? [],
+        config,
       });
       ran('LabelTransformer');
     }
     // kustomize always configures the commonLabels instance once labels of either kind exist.
-    addLabels(ra, commonLabels, { includeSelectors: true, includeTemplates: false });
+    // kustomize gives the commonLabels instance the configuration's commonLabels specs alone.
+    setMapEntries(ra, commonLabels, config.commonLabels);
     ran('LabelTransformer');
   }
   if (k.commonAnnotations && Object.keys(k.commonAnnotations).length > 0) {
-    addAnnotations(ra, k.commonAnnotations);
+    addAnnotations(ra, k.commonAnnotations, config.commonAnnotations);
     ran('AnnotationsTransformer');
   }
   for (const patch of json6902) {
@@ -172,11 +198,11 @@ export function runTransformers(
     ran('PatchJson6902Transformer');
   }
   for (const replica of k.replicas ?? []) {
-    setReplicas(ra, [replica]);
+    setReplicas(ra, [replica], config.replicas);
     ran('ReplicaCountTransformer');
   }
   for (const image of k.images ?? []) {
-    setImages(ra, [{ ...image, name: image.name ?? '' }]);
+    setImages(ra, [{ ...image, name: image.name ?? '' }], config.images);
     ran('ImageTagTransformer');
   }
   const rs = replacements(w, k, limits);

@@ -56,13 +56,35 @@ describe('parseKustomization', () => {
     assert.deepEqual(parseKustomization('resources: [.]\n', 'k').resources, ['.']);
   });
 
-  it('refuses vars, an empty file and a non-string where a string belongs', () => {
-    assert.throws(
-      () => parseKustomization('vars:\n- name: X\n', 'k'),
-      /vars are not supported; use replacements/,
-    );
+  it('refuses Helm charts, an empty file and a non-string where a string belongs', () => {
+    assert.throws(() => parseKustomization('helmCharts:\n- name: X\n', 'k'), /Helm charts are not supported/);
     assert.throws(() => parseKustomization('# nothing\n', 'k'), /kustomization.yaml is empty/);
     assert.throws(() => parseKustomization('namePrefix: [a]\n', 'k'), /namePrefix must be a string/);
+  });
+});
+
+describe('parseKustomization vars', () => {
+  it('defaults fieldPath, splits apiVersion and matches keys case-insensitively as Go does', () => {
+    const k = parseKustomization(
+      'vars:\n- name: A\n  objref: {apiVersion: apps/v1, kind: Deployment, name: d}\n- name: B\n  objref: {kind: Service, version: v1, name: s}\n  fieldref: {fieldpath: spec.clusterIP}\n',
+      'k',
+    );
+    assert.deepEqual(k.vars, [
+      {
+        name: 'A',
+        objref: { group: 'apps', version: 'v1', kind: 'Deployment', name: 'd', namespace: '' },
+        fieldPath: 'metadata.name',
+      },
+      {
+        name: 'B',
+        objref: { group: '', version: 'v1', kind: 'Service', name: 's', namespace: '' },
+        fieldPath: 'spec.clusterIP',
+      },
+    ]);
+    assert.throws(
+      () => parseKustomization('vars:\n- name: A\n  objRefs: {}\n', 'k'),
+      /unknown field "objRefs"/,
+    );
   });
 });
 

@@ -1,13 +1,7 @@
 import { KustomizeError } from '../errors.ts';
 import type { Resource } from '../resource.ts';
-import {
-  COMMON_LABELS_FIELD_SPECS,
-  type FieldRef,
-  type FieldSpec,
-  mergeFieldSpecs,
-  TEMPLATE_LABELS_FIELD_SPECS,
-  walkFieldSpec,
-} from './field-specs.ts';
+import { defaultConfig, mergeAllFieldSpecs, mergeOneFieldSpec, type TransformerConfig } from './config.ts';
+import { type FieldRef, type FieldSpec, walkFieldSpec } from './field-specs.ts';
 
 /** How a `labels:` entry (or commonLabels) spreads: kustomize's Label options. */
 export interface LabelOptions {
@@ -15,14 +9,26 @@ export interface LabelOptions {
   includeTemplates: boolean;
   /** Extra field specs; the defaults for the chosen options are appended. */
   fields?: FieldSpec[];
+  /** The transformer configuration whose label field specs apply (kustomize's defaults without one). */
+  config?: TransformerConfig;
 }
 
 /** The field specs kustomize uses for a `labels:` entry with these options. */
 export function labelFieldSpecs(options: LabelOptions): FieldSpec[] {
-  const custom = options.fields ?? [];
-  if (options.includeSelectors) return mergeFieldSpecs(custom, COMMON_LABELS_FIELD_SPECS);
-  const withMeta = mergeFieldSpecs(custom, [{ path: 'metadata/labels', create: true }]);
-  return options.includeTemplates ? mergeFieldSpecs(withMeta, TEMPLATE_LABELS_FIELD_SPECS) : withMeta;
+  const config = options.config ?? defaultConfig();
+  try {
+    // The `labels` specs of the transformer configuration apply to every entry.
+    const custom = mergeAllFieldSpecs(options.fields ?? [], config.labels);
+    if (options.includeSelectors) return mergeAllFieldSpecs(custom, config.commonLabels);
+    const withTemplates = options.includeTemplates
+      ? mergeAllFieldSpecs(custom, config.templateLabels)
+      : custom;
+    return mergeOneFieldSpec(withTemplates, { path: 'metadata/labels', create: true });
+  } catch (error) {
+    throw new KustomizeError(
+      `failed to merge labels: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /** Adds labels to every resource; commonLabels is `includeSelectors: true`. */

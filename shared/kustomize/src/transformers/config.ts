@@ -1,0 +1,255 @@
+// kustomize's transformer configuration (api/internal/plugins/builtinconfig): the field specs every
+// builtin transformer works on, the defaults merged with a kustomization's `configurations:` files.
+import { KustomizeError } from '../errors.ts';
+import { parseYamlDocuments } from '../load-resources.ts';
+import type { JsonObject, JsonValue } from '../resource.ts';
+import {
+  COMMON_ANNOTATIONS_FIELD_SPECS,
+  COMMON_LABELS_FIELD_SPECS,
+  type FieldSpec,
+  IMAGES_FIELD_SPECS,
+  NAME_PREFIX_SUFFIX_FIELD_SPECS,
+  NAMESPACE_FIELD_SPECS,
+  REPLICAS_FIELD_SPECS,
+  TEMPLATE_LABELS_FIELD_SPECS,
+} from './field-specs.ts';
+import { NAME_REFERENCE_TABLE, type NameBackReference } from './name-reference-table.ts';
+
+/** kustomize's TransformerConfig: one field-spec list per builtin transformer. */
+export interface TransformerConfig {
+  namePrefix: FieldSpec[];
+  nameSuffix: FieldSpec[];
+  namespace: FieldSpec[];
+  commonLabels: FieldSpec[];
+  labels: FieldSpec[];
+  templateLabels: FieldSpec[];
+  commonAnnotations: FieldSpec[];
+  nameReference: NameBackReference[];
+  varReference: FieldSpec[];
+  images: FieldSpec[];
+  replicas: FieldSpec[];
+}
+
+const FS_FIELDS = [
+  'namePrefix',
+  'nameSuffix',
+  'namespace',
+  'commonLabels',
+  'labels',
+  'templateLabels',
+  'commonAnnotations',
+  'varReference',
+  'images',
+  'replicas',
+] as const;
+
+const workloadVarRefs = (kind: string, pod: string, volumes: string[]): FieldSpec[] => [
+  ...['containers', 'initContainers'].flatMap((c) =>
+    ['args', 'command', 'env/value', 'volumeMounts/mountPath'].map((f) => ({
+      path: `${pod}/${c}/${f}`,
+      kind,
+    })),
+  ),
+  ...volumes.map((path) => ({ path, kind })),
+];
+
+/** kustomize v5.8.0's api/internal/konfig/builtinpluginconsts/varreference.go, as data. */
+export const VAR_REFERENCE_FIELD_SPECS: FieldSpec[] = [
+  // kustomize's CronJob row says `spec/jobTemplate/spec/template/volumes/nfs/server` (no `spec/`).
+  ...workloadVarRefs('CronJob', 'spec/jobTemplate/spec/template/spec', [
+    'spec/jobTemplate/spec/template/volumes/nfs/server',
+  ]),
+  ...workloadVarRefs('DaemonSet', 'spec/template/spec', ['spec/template/spec/volumes/nfs/server']),
+  ...workloadVarRefs('Deployment', 'spec/template/spec', ['spec/template/spec/volumes/nfs/server']),
+  { path: 'spec/template/metadata/annotations', kind: 'Deployment' },
+  { path: 'spec/rules/host', kind: 'Ingress' },
+  { path: 'spec/tls/hosts', kind: 'Ingress' },
+  { path: 'spec/tls/secretName', kind: 'Ingress' },
+  ...workloadVarRefs('Job', 'spec/template/spec', ['spec/template/spec/volumes/nfs/server']),
+  ...workloadVarRefs('Pod', 'spec', ['spec/volumes/nfs/server']),
+  ...workloadVarRefs('ReplicaSet', 'spec/template/spec', ['spec/template/spec/volumes/nfs/server']),
+  { path: 'spec/ports/port', kind: 'Service' },
+  { path: 'spec/ports/targetPort', kind: 'Service' },
+  ...workloadVarRefs('StatefulSet', 'spec/template/spec', ['spec/volumeClaimTemplates/spec/nfs/server']),
+  { path: 'spec/nfs/server', kind: 'PersistentVolume' },
+  { path: 'metadata/labels' },
+  { path: 'metadata/annotations' },
+];
+
+export function emptyConfig(): TransformerConfig {
+  return {
+    namePrefix: [],
+    nameSuffix: [],
+    namespace: [],
+    commonLabels: [],
+    labels: [],
+    templateLabels: [],
+    commonAnnotations: [],
+    nameReference: [],
+    varReference: [],
+    images: [],
+    replicas: [],
+  };
+}
+
+/** kustomize's MakeDefaultConfig. */
+export function defaultConfig(): TransformerConfig {
+  return {
+    namePrefix: [...NAME_PREFIX_SUFFIX_FIELD_SPECS],
+    nameSuffix: [...NAME_PREFIX_SUFFIX_FIELD_SPECS],
+    namespace: [...NAMESPACE_FIELD_SPECS],
+    commonLabels: [...COMMON_LABELS_FIELD_SPECS],
+    labels: [],
+    templateLabels: [...TEMPLATE_LABELS_FIELD_SPECS],
+    commonAnnotations: [...COMMON_ANNOTATIONS_FIELD_SPECS],
+    nameReference: NAME_REFERENCE_TABLE.map((b) => ({ target: b.target, referrers: [...b.referrers] })),
+    varReference: [...VAR_REFERENCE_FIELD_SPECS],
+    images: [...IMAGES_FIELD_SPECS],
+    replicas: [...REPLICAS_FIELD_SPECS],
+  };
+}
+
+/**
+ * kustomize's FsSlice.MergeOne: an incoming spec is dropped when a present one with its path is
+ * selected by the incoming spec's group/version/kind (effectivelyEquals, which is not symmetric),
+ * and is an error when their create flags differ.
+ */
+export function mergeOneFieldSpec(specs: FieldSpec[], x: FieldSpec): FieldSpec[] {
+  const same = specs.find(
+    (s) =>
+      s.path === x.path &&
+      (!x.group || x.group === (s.group ?? '')) &&
+      (!x.version || x.version === (s.version ?? '')) &&
+      (!x.kind || x.kind === (s.kind ?? '')),
+  );
+  if (same === undefined) return [...specs, x];
+  if ((same.create ?? false) !== (x.create ?? false)) throw new KustomizeError('conflicting fieldspecs');
+  return specs;
+}
+
+/** kustomize's FsSlice.MergeAll. */
+export function mergeAllFieldSpecs(specs: FieldSpec[], incoming: FieldSpec[]): FieldSpec[] {
+  let out = specs;
+  for (const x of incoming) out = mergeOneFieldSpec(out, x);
+  return out;
+}
+
+const sameGvk = (
+  a: { group?: string; version?: string; kind?: string },
+  b: { group?: string; version?: string; kind?: string },
+): boolean =>
+  (a.group ?? '') === (b.group ?? '') &&
+  (a.version ?? '') === (b.version ?? '') &&
+  (a.kind ?? '') === (b.kind ?? '');
+
+function mergeNameReferences(into: NameBackReference[], incoming: NameBackReference[]): NameBackReference[] {
+  let out = into;
+  for (const other of incoming) {
+    let found = false;
+    out = out.map((c) => {
+      if (!sameGvk(c.target, other.target)) return c;
+      found = true;
+      return { target: c.target, referrers: mergeAllFieldSpecs(c.referrers, other.referrers) };
+    });
+    if (!found) out = [...out, other];
+  }
+  return out;
+}
+
+const labelOf: Record<(typeof FS_FIELDS)[number], string> = {
+  namePrefix: 'NamePrefix',
+  nameSuffix: 'NameSuffix',
+  namespace: 'NameSpace',
+  commonLabels: 'CommonLabels',
+  labels: 'Labels',
+  templateLabels: 'TemplateLabels',
+  commonAnnotations: 'CommonAnnotations',
+  varReference: 'VarReference',
+  images: 'Images',
+  replicas: 'Replicas',
+};
+
+/** kustomize's TransformerConfig.Merge (without its sort, which changes no output). */
+export function mergeConfig(t: TransformerConfig, input: TransformerConfig | undefined): TransformerConfig {
+  if (input === undefined) return t;
+  const merged = emptyConfig();
+  for (const field of FS_FIELDS) {
+    try {
+      merged[field] = mergeAllFieldSpecs(t[field], input[field]);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw new KustomizeError(`failed to merge ${labelOf[field]} fieldSpec: ${why}`);
+    }
+  }
+  try {
+    merged.nameReference = mergeNameReferences(t.nameReference, input.nameReference);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new KustomizeError(`failed to merge NameReference fieldSpec: ${why}`);
+  }
+  return merged;
+}
+
+/**
+ * Go's encoding/json matches a key to a field exactly, else case-insensitively; anything else is
+ * an unknown field (kustomize decodes strictly).
+ */
+export function canonicalKeys(value: JsonValue, fields: readonly string[], where: string): JsonObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new KustomizeError(`${where}: expected a mapping`);
+  }
+  const out: JsonObject = {};
+  for (const [key, v] of Object.entries(value)) {
+    const field = fields.includes(key) ? key : fields.find((f) => f.toLowerCase() === key.toLowerCase());
+    if (field === undefined) {
+      throw new KustomizeError(`${where}: error unmarshaling JSON: json: unknown field "${key}"`);
+    }
+    if (v !== null) out[field] = v;
+  }
+  return out;
+}
+
+const optString = (v: JsonValue | undefined, where: string): string | undefined => {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new KustomizeError(`${where} must be a string`);
+  return v;
+};
+
+function fieldSpecOf(value: JsonValue, where: string): FieldSpec {
+  const o = canonicalKeys(value, ['group', 'version', 'kind', 'path', 'create'], where);
+  const spec: FieldSpec = { path: optString(o.path, `${where}.path`) ?? '' };
+  for (const k of ['group', 'version', 'kind'] as const) {
+    const s = optString(o[k], `${where}.${k}`);
+    if (s) spec[k] = s;
+  }
+  if (o.create !== undefined) {
+    if (typeof o.create !== 'boolean') throw new KustomizeError(`${where}.create must be a boolean`);
+    if (o.create) spec.create = true;
+  }
+  return spec;
+}
+
+function listOf<T>(value: JsonValue | undefined, where: string, item: (v: JsonValue, w: string) => T): T[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new KustomizeError(`${where} must be a list`);
+  return value.map((v, i) => item(v, `${where}[${i}]`));
+}
+
+/** Parses one `configurations:` file the way kustomize's makeTransformerConfigFromBytes does. */
+export function parseTransformerConfig(text: string, file: string): TransformerConfig {
+  const [doc] = parseYamlDocuments(text, file, undefined, false, 'yaml-1.1');
+  const config = emptyConfig();
+  if (doc === null || doc === undefined) return config;
+  const o = canonicalKeys(doc, [...FS_FIELDS, 'nameReference'], file);
+  for (const field of FS_FIELDS) config[field] = listOf(o[field], `${file}: ${field}`, fieldSpecOf);
+  config.nameReference = listOf(o.nameReference, `${file}: nameReference`, (v, w) => {
+    const n = canonicalKeys(v, ['group', 'version', 'kind', 'fieldSpecs'], w);
+    const target: NameBackReference['target'] = {};
+    for (const k of ['group', 'version', 'kind'] as const) {
+      const s = optString(n[k], `${w}.${k}`);
+      if (s) target[k] = s;
+    }
+    return { target, referrers: listOf(n.fieldSpecs, `${w}.fieldSpecs`, fieldSpecOf) };
+  });
+  return config;
+}

@@ -1,0 +1,185 @@
+// kustomize's deprecated `vars:` (api/internal/accumulator: MergeVars, ResolveVars, refvar filter):
+// a var names a field of one resource; `$(NAME)` in the varReference fields is replaced by its value.
+import { KustomizeError } from '../errors.ts';
+import { allIds, effectiveNamespace, formatId, idOf, isObject } from '../res-id.ts';
+import type { JsonValue, ResId, Resource } from '../resource.ts';
+import { type FieldRef, type FieldSpec, walkFieldSpec } from './field-specs.ts';
+
+/** One `vars:` entry, defaulted (fieldPath metadata.name, apiVersion split into group/version). */
+export interface Var {
+  name: string;
+  objref: { group: string; version: string; kind: string; name: string; namespace: string };
+  fieldPath: string;
+}
+
+/** How kustomize prints a var in messages: `{NAME Kind.version.group {fieldPath}}`. */
+export function formatVar(v: Var): string {
+  const { group, version, kind } = v.objref;
+  return `{${v.name} ${kind || '[noKind]'}.${version || '[noVer]'}.${group || '[noGrp]'} {${v.fieldPath}}}`;
+}
+
+/** kustomize's VarSet.Merge: a second var of the same name is an error, whatever it points at. */
+export function mergeVarSet(set: Map<string, Var>, incoming: Iterable<Var>): void {
+  for (const v of incoming) {
+    if (set.has(v.name)) throw new KustomizeError(`var '${v.name}' already encountered`);
+    set.set(v.name, v);
+  }
+}
+
+/** kustomize's ResId.EffectiveNamespace for an objref: never cluster-scoped, as its Gvk has no scope. */
+const refNamespace = (ns: string): string => (ns === '' || ns === 'default' ? 'default' : ns);
+
+/**
+ * kustomize's ResAccumulator.MergeVars: marks the one resource each var names (by any of its ids:
+ * group/version/kind/name, and the namespace when the objref gives one), then adds the vars.
+ */
+export function mergeVars(resources: Resource[], set: Map<string, Var>, incoming: Var[]): void {
+  for (const v of incoming) {
+    const ref = v.objref;
+    const matches = (id: ResId): boolean =>
+      id.name === ref.name &&
+      id.group === ref.group &&
+      id.version === ref.version &&
+      id.kind === ref.kind &&
+      (ref.namespace === '' || effectiveNamespace(id) === refNamespace(ref.namespace));
+    const matched = resources.filter((r) => allIds(r).some(matches));
+    if (matched.length > 1) {
+      throw new KustomizeError(
+        `merging vars: found ${matched.length} resId matches for var ${formatVar(v)} (unable to disambiguate)`,
+      );
+    }
+    const [only] = matched;
+    if (only !== undefined) only.refVarNames = [...(only.refVarNames ?? []), v.name];
+  }
+  try {
+    mergeVarSet(set, incoming);
+  } catch (error) {
+    throw new KustomizeError(`merging vars: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** kyaml's GetFieldValue path: dot-separated, `name[3]` indexes a list (brackets keep their dots). */
+function splitVarPath(path: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let depth = 0;
+  for (const ch of path) {
+    if (ch === '[') depth++;
+    else if (ch === ']') depth--;
+    if (ch === '.' && depth === 0) {
+      parts.push(current);
+      current = '';
+    } else current += ch;
+  }
+  parts.push(current);
+  const out: string[] = [];
+  for (const part of parts) {
+    const m = /^(.*)\[(\d+)\]$/.exec(part);
+    if (m === null) {
+      out.push(part);
+      continue;
+    }
+    if (m[1] !== '') out.push(m[1] as string);
+    out.push(m[2] as string);
+  }
+  return out;
+}
+
+/** The value at a var's fieldPath, or undefined when the path leads nowhere. */
+function fieldValue(object: JsonValue, path: string): JsonValue | undefined {
+  let node: JsonValue | undefined = object;
+  for (const part of splitVarPath(path)) {
+    if (node === null || node === undefined) return undefined;
+    if (Array.isArray(node)) {
+      if (!/^\d+$/.test(part)) return undefined;
+      node = node[Number(part)];
+    } else if (isObject(node)) {
+      if (!Object.hasOwn(node, part)) return undefined;
+      node = node[part];
+    } else return undefined;
+  }
+  return node;
+}
+
+const isPrimitive = (v: JsonValue): v is string | number | boolean =>
+  typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/** kustomize's refvar DoReplacements: `$(NAME)` expands, `$$` is a literal `$`, unknown names stay. */
+export function expandVars(input: string, lookup: (name: string) => JsonValue | undefined): JsonValue {
+  let out = '';
+  let checkpoint = 0;
+  for (let cursor = 0; cursor < input.length; cursor++) {
+    if (input[cursor] !== '$' || cursor + 1 >= input.length) continue;
+    out += input.slice(checkpoint, cursor);
+    const rest = input.slice(cursor + 1);
+    let read: string;
+    let advance = 1;
+    if (rest[0] === '$') read = '$';
+    else if (rest[0] === '(') {
+      const close = rest.indexOf(')', 1);
+      if (close < 0) read = '$(';
+      else {
+        const name = rest.slice(1, close);
+        advance = close + 1;
+        const value = lookup(name);
+        const mapped = value !== undefined && isPrimitive(value) ? value : `$(${name})`;
+        // A string that is exactly one reference takes the value with its type.
+        if (input === `$(${name})`) return mapped;
+        read = String(mapped);
+      }
+    } else read = `$${rest[0]}`;
+    out += read;
+    cursor += advance;
+    checkpoint = cursor + 1;
+  }
+  return out + input.slice(checkpoint);
+}
+
+/** kustomize's ResolveVars: each var's value from the resource it marked, then substituted everywhere. */
+export function resolveVars(resources: Resource[], set: Map<string, Var>, varReference: FieldSpec[]): void {
+  if (set.size === 0) return;
+  const values = new Map<string, JsonValue>();
+  for (const v of [...set.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const holder = resources.find((r) => r.refVarNames?.includes(v.name));
+    if (holder === undefined) {
+      throw new KustomizeError(
+        `var '${formatVar(v)}' cannot be mapped to a field in the set of known resources`,
+      );
+    }
+    const value = fieldValue(holder.object, v.fieldPath);
+    if (value === undefined) {
+      throw new KustomizeError(
+        `field specified in var '${formatVar(v)}' not found in corresponding resource`,
+      );
+    }
+    values.set(v.name, value);
+  }
+  const lookup = (name: string): JsonValue | undefined => values.get(name);
+  for (const resource of resources) {
+    for (const spec of varReference) {
+      try {
+        walkFieldSpec(resource.object, spec, (ref) => substitute(ref, lookup));
+      } catch (error) {
+        if (!(error instanceof KustomizeError)) throw error;
+        throw new KustomizeError(`${formatId(idOf(resource.object))}: ${error.message}`);
+      }
+    }
+  }
+}
+
+function substitute(ref: FieldRef, lookup: (name: string) => JsonValue | undefined): void {
+  const value = ref.value;
+  if (value === null) return;
+  if (typeof value === 'string') {
+    ref.set(expandVars(value, lookup));
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      if (typeof item !== 'string') throw new KustomizeError('invalid value type expect a string');
+      value[i] = expandVars(item, lookup);
+    });
+  } else if (isObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (typeof item === 'string') value[key] = expandVars(item, lookup);
+    }
+  }
+}
