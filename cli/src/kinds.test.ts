@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { IMAGE_GROUP, KINDS, SOURCE_KINDS } from '@mooring/api';
+import { IMAGE_GROUP, KINDS, SOURCE_GROUP, SOURCE_KINDS } from '@mooring/api';
 import { GROUPS, matchKinds, parseSourceRef, requireKinds } from './kinds.ts';
 
 const kindsOf = (word: string) => matchKinds([word], true)?.kinds.map((k) => k.kind);
 
-test("the CLI's kind groups are the registry's source kinds, image kinds and every kind", () => {
-  assert.deepEqual(kindsOf('sources'), [...SOURCE_KINDS]);
-  assert.deepEqual(kindsOf('source'), [...SOURCE_KINDS]);
+test("the CLI's kind groups are the registry's source-group kinds, image kinds and every kind", () => {
+  const sources = KINDS.filter((k) => k.group === SOURCE_GROUP).map((k) => k.kind);
+  assert.deepEqual(sources, ['GitRepository', 'OCIRepository', 'HelmRepository', 'HelmChart']);
+  assert.deepEqual(kindsOf('sources'), sources);
+  assert.deepEqual(kindsOf('source'), sources);
   const images = KINDS.filter((k) => k.group === IMAGE_GROUP).map((k) => k.kind);
   assert.deepEqual(kindsOf('images'), images);
   assert.deepEqual(kindsOf('image'), images);
@@ -22,6 +24,17 @@ test("the CLI's kind groups are the registry's source kinds, image kinds and eve
     matchKinds(['source', 'git', 'x'], true)?.kinds.map((k) => k.kind),
     ['GitRepository'],
   );
+  for (const [words, kind] of [
+    ['sources helm', 'HelmRepository'],
+    ['source helm', 'HelmRepository'],
+    ['sources chart', 'HelmChart'],
+    ['source chart', 'HelmChart'],
+  ] as const) {
+    assert.deepEqual(
+      matchKinds(words.split(' '), true)?.kinds.map((k) => k.kind),
+      [kind],
+    );
+  }
   assert.throws(() => requireKinds(['nope'], true), /sources, images, all/);
 });
 

@@ -1,10 +1,12 @@
-import { IMAGE_GROUP, KINDS, type KindDefinition, SOURCE_KINDS } from '@mooring/api';
+import { IMAGE_GROUP, KINDS, type KindDefinition, SOURCE_GROUP, SOURCE_KINDS } from '@mooring/api';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
 
 /** Words users type for each kind (Flux's `source git`, kubectl's plurals and short names). */
 const PHRASES: Record<string, string[]> = {
   GitRepository: ['source git', 'sources git'],
   OCIRepository: ['source oci', 'sources oci'],
+  HelmRepository: ['source helm', 'sources helm'],
+  HelmChart: ['source chart', 'sources chart'],
   Kustomization: [],
   Provider: ['alert-provider', 'alert-providers'],
   Alert: [],
@@ -14,13 +16,16 @@ const PHRASES: Record<string, string[]> = {
   ImageUpdateAutomation: ['image update', 'images update', 'image updates'],
 };
 
+/** What a Kustomization reads (`--source`). */
 const SOURCES: readonly string[] = SOURCE_KINDS;
+/** Flux's `get sources`: every kind of the source group, Helm repositories and charts included. */
+const SOURCE_GROUP_KINDS = KINDS.filter((k) => k.group === SOURCE_GROUP).map((k) => k.kind);
 const IMAGES = KINDS.filter((k) => k.group === IMAGE_GROUP).map((k) => k.kind);
 
 /** Groups of kinds `get`, `export` and `stats` accept besides single kinds (Flux's `sources`, `images`). */
 export const GROUPS: Readonly<Record<string, readonly string[]>> = {
-  sources: SOURCES,
-  source: SOURCES,
+  sources: SOURCE_GROUP_KINDS,
+  source: SOURCE_GROUP_KINDS,
   images: IMAGES,
   image: IMAGES,
   all: KINDS.map((k) => k.kind),

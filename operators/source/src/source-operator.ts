@@ -9,6 +9,8 @@ import {
   type Reconciler,
 } from '@mooring/runtime';
 import { gitRepositoryReconciler } from './git-repository-reconciler.ts';
+import { helmChartReconciler } from './helm-chart-reconciler.ts';
+import { helmRepositoryReconciler } from './helm-repository-reconciler.ts';
 import { ociRepositoryReconciler } from './oci-repository-reconciler.ts';
 import { SOURCE_FLAGS, sourceOptions } from './source-flags.ts';
 
@@ -18,8 +20,17 @@ import { SOURCE_FLAGS, sourceOptions } from './source-flags.ts';
  */
 const ARTIFACT_LIMITS = { maxFileBytes: 100 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024 };
 
+/** Flux's Helm limits: an index of 50 MiB, a chart package of 10 MiB, a file in a chart of 5 MiB. */
+const HELM_INDEX_MAX_BYTES = 50 * 1024 * 1024;
+const HELM_CHART_LIMITS = {
+  maxIndexBytes: HELM_INDEX_MAX_BYTES,
+  maxChartBytes: 10 * 1024 * 1024,
+  maxFileBytes: 5 * 1024 * 1024,
+  maxTotalBytes: ARTIFACT_LIMITS.maxTotalBytes,
+};
+
 /**
- * The source operator: GitRepository and OCIRepository reconcilers sharing one artifact storage,
+ * The source operator: GitRepository, OCIRepository, HelmRepository and HelmChart reconcilers sharing one artifact storage,
  * and the read-only HTTP server that hands artifacts to consumers on `--storage-addr`.
  */
 export function sourceOperator(): OperatorDefinition {
@@ -69,6 +80,12 @@ export function sourceOperator(): OperatorDefinition {
           limits: ARTIFACT_LIMITS,
         }) as never,
         ociRepositoryReconciler({ client: ctx.client, storage, limits: ARTIFACT_LIMITS }) as never,
+        helmRepositoryReconciler({
+          client: ctx.client,
+          storage,
+          maxIndexBytes: HELM_INDEX_MAX_BYTES,
+        }) as never,
+        helmChartReconciler({ client: ctx.client, storage, limits: HELM_CHART_LIMITS }) as never,
       ];
       return reconcilers;
     },

@@ -35,6 +35,11 @@ export interface SourceRun<S extends SourceStatus = SourceStatus> {
   /** A scratch folder the build works in; removed when the reconcile ends, whatever happened. */
   scratch?: string;
   packed?: PackedArtifact<S>;
+  /**
+   * The object stores no artifact (an OCI HelmRepository, which only holds an address and
+   * credentials): Ready's message. The artifact steps skip a run that has it.
+   */
+  noArtifact?: string;
 }
 
 /** The step's precondition: a field an earlier step fills. */

@@ -48,7 +48,7 @@ export interface SourceObject extends MooringObject {
 
 /** Creates a source object of `kind` in `namespace`. */
 export async function createSource(
-  kind: 'GitRepository' | 'OCIRepository',
+  kind: 'GitRepository' | 'OCIRepository' | 'HelmRepository' | 'HelmChart',
   namespace: string,
   name: string,
   spec: Record<string, unknown>,

@@ -5,6 +5,8 @@ export * from './conditions.ts';
 export * from './crd.ts';
 export * from './git-repository.ts';
 export * from './groups.ts';
+export * from './helm-chart.ts';
+export * from './helm-repository.ts';
 export * from './image-policy.ts';
 export * from './image-repository.ts';
 export * from './image-update-automation.ts';

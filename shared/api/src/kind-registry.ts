@@ -35,7 +35,8 @@ export interface KindRegistration {
 
 /**
  * Every kind Mooring serves, in a stable order (that of KINDS, the CRDs and the CLI's `all`).
- * Flux's Bucket, Helm* and ExternalArtifact have no Mooring twin.
+ * Flux's Bucket and ExternalArtifact have no Mooring twin. HelmRepository and HelmChart are no
+ * `source`: a Kustomization cannot read them (as in Flux); the CLI's `sources` lists them still.
  */
 export const KIND_REGISTRY = [
   {
@@ -51,6 +52,20 @@ export const KIND_REGISTRY = [
     plural: 'ocirepositories',
     operator: 'source',
     roles: { source: true, notifiable: true },
+  },
+  {
+    kind: 'HelmRepository',
+    group: SOURCE_GROUP,
+    plural: 'helmrepositories',
+    operator: 'source',
+    roles: { notifiable: true },
+  },
+  {
+    kind: 'HelmChart',
+    group: SOURCE_GROUP,
+    plural: 'helmcharts',
+    operator: 'source',
+    roles: { notifiable: true },
   },
   {
     kind: 'Kustomization',

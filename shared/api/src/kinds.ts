@@ -2,6 +2,8 @@ import type { TSchema } from '@sinclair/typebox';
 import { Alert, AlertSpec, AlertStatus } from './alert.ts';
 import { GitRepository, GitRepositorySpec, GitRepositoryStatus } from './git-repository.ts';
 import { API_VERSION } from './groups.ts';
+import { HelmChart, HelmChartSpec, HelmChartStatus } from './helm-chart.ts';
+import { HelmRepository, HelmRepositorySpec, HelmRepositoryStatus } from './helm-repository.ts';
 import { ImagePolicy, ImagePolicySpec, ImagePolicyStatus } from './image-policy.ts';
 import { ImageRepository, ImageRepositorySpec, ImageRepositoryStatus } from './image-repository.ts';
 import {
@@ -113,6 +115,28 @@ const DETAILS: Record<KindName, KindDetails> = {
     spec: OCIRepositorySpec,
     status: OCIRepositoryStatus,
     object: OCIRepository,
+  },
+  HelmRepository: {
+    singular: 'helmrepository',
+    shortNames: ['helmrepo'],
+    printerColumns: sourceColumns,
+    spec: HelmRepositorySpec,
+    status: HelmRepositoryStatus,
+    object: HelmRepository,
+  },
+  HelmChart: {
+    singular: 'helmchart',
+    shortNames: ['hc'],
+    printerColumns: columns(
+      { name: 'Chart', type: 'string', jsonPath: '.spec.chart' },
+      { name: 'Version', type: 'string', jsonPath: '.spec.version' },
+      { name: 'Source Kind', type: 'string', jsonPath: '.spec.sourceRef.kind', priority: 1 },
+      { name: 'Source Name', type: 'string', jsonPath: '.spec.sourceRef.name', priority: 1 },
+      { name: 'Revision', type: 'string', jsonPath: '.status.artifact.revision' },
+    ),
+    spec: HelmChartSpec,
+    status: HelmChartStatus,
+    object: HelmChart,
   },
   Kustomization: {
     singular: 'kustomization',

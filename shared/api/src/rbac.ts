@@ -73,13 +73,20 @@ export const KIND_RULES_BEGIN =
   '# BEGIN kind rules: written by `npm run gen-crds` from shared/api, do not edit';
 export const KIND_RULES_END = '# END kind rules';
 
-// Flow lists as in the hand-written rules; one longer than the files' 100 columns goes on its own line.
+// Flow lists as in the hand-written rules; one longer than the files' 100 columns goes on its own line,
+// and one longer than biome's line width (110) there is written one item a line, as biome formats it.
 const WIDTH = 100;
+const BIOME_WIDTH = 110;
 
 function field(indent: string, name: string, values: readonly string[]): string {
-  const list = `[${values.map((v) => JSON.stringify(v)).join(', ')}]`;
+  const items = values.map((v) => JSON.stringify(v));
+  const list = `[${items.join(', ')}]`;
   const line = `${indent}${name}: ${list}`;
-  return line.length <= WIDTH ? line : `${indent}${name}:\n${indent}  ${list}`;
+  if (line.length <= WIDTH) return line;
+  const pad = ' '.repeat(indent.length);
+  const own = `${pad}  ${list}`;
+  if (own.length <= BIOME_WIDTH) return `${indent}${name}:\n${own}`;
+  return [`${indent}${name}:`, `${pad}  [`, ...items.map((i) => `${pad}    ${i},`), `${pad}  ]`].join('\n');
 }
 
 /** `rules` as YAML list items under a `rules:` key at column 0, between the BEGIN and END lines. */

@@ -6,6 +6,8 @@ import {
   NOTIFICATION_API_VERSION,
   SOURCE_API_VERSION,
 } from './groups.ts';
+import type { HelmChart } from './helm-chart.ts';
+import type { HelmRepository } from './helm-repository.ts';
 import type { ImagePolicy } from './image-policy.ts';
 import type { ImageRepository } from './image-repository.ts';
 import type { ImageUpdateAutomation } from './image-update-automation.ts';
@@ -30,6 +32,20 @@ const ociRepository: OCIRepository = {
   kind: 'OCIRepository',
   metadata: { name: 'sample' },
   spec: { url: 'oci://registry.example.com/org/manifests', interval: '5m' },
+};
+
+const helmRepository: HelmRepository = {
+  apiVersion: SOURCE_API_VERSION,
+  kind: 'HelmRepository',
+  metadata: { name: 'sample' },
+  spec: { url: 'https://charts.example.com', interval: '10m' },
+};
+
+const helmChart: HelmChart = {
+  apiVersion: SOURCE_API_VERSION,
+  kind: 'HelmChart',
+  metadata: { name: 'sample' },
+  spec: { chart: 'podinfo', sourceRef: { kind: 'HelmRepository', name: 'sample' }, interval: '10m' },
 };
 
 const kustomization: Kustomization = {
@@ -93,6 +109,8 @@ const imageUpdateAutomation: ImageUpdateAutomation = {
 export type SampleObject =
   | GitRepository
   | OCIRepository
+  | HelmRepository
+  | HelmChart
   | Kustomization
   | Provider
   | Alert
@@ -104,6 +122,8 @@ export type SampleObject =
 const SAMPLES: Record<KindName, SampleObject> = {
   GitRepository: gitRepository,
   OCIRepository: ociRepository,
+  HelmRepository: helmRepository,
+  HelmChart: helmChart,
   Kustomization: kustomization,
   Provider: provider,
   Alert: alert,

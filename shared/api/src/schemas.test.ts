@@ -52,6 +52,18 @@ const invalid: Record<KindName, [string, Mutation, string][]> = {
       '/spec/layerSelector/operation',
     ],
   ],
+  HelmRepository: [
+    ['missing url', (s) => delete s.url, '/spec/url'],
+    ['ftp url', (s) => (s.url = 'ftp://charts.example.com'), '/spec/url'],
+    ['unknown type', (s) => (s.type = 'git'), '/spec/type'],
+    ['timeout in hours', (s) => (s.timeout = '1h'), '/spec/timeout'],
+  ],
+  HelmChart: [
+    ['missing chart', (s) => delete s.chart, '/spec/chart'],
+    ['missing interval', (s) => delete s.interval, '/spec/interval'],
+    ['Bucket source', (s) => (at(s, 'sourceRef').kind = 'Bucket'), '/spec/sourceRef/kind'],
+    ['unknown reconcileStrategy', (s) => (s.reconcileStrategy = 'Always'), '/spec/reconcileStrategy'],
+  ],
   Kustomization: [
     ['missing prune', (s) => delete s.prune, '/spec/prune'],
     ['missing sourceRef', (s) => delete s.sourceRef, '/spec/sourceRef'],

@@ -47,7 +47,12 @@ export function keepCurrentArtifact<R extends SourceRun>(sameInputs: (run: R) =>
 
 /** A step of the build: skipped when the stored artifact is up to date. */
 export function buildStep<R extends SourceRun>(name: string, run: Step<R>['run']): Step<R> {
-  return step(name, (r) => (r.upToDate ? undefined : run(r)));
+  return step(name, (r) => (r.upToDate || r.noArtifact !== undefined ? undefined : run(r)));
+}
+
+/** A step of a kind that may store no artifact (an OCI HelmRepository): skipped then. */
+export function artifactStep<R extends SourceRun>(name: string, run: Step<R>['run']): Step<R> {
+  return step(name, (r) => (r.noArtifact !== undefined ? undefined : run(r)));
 }
 
 /**
@@ -78,6 +83,7 @@ export async function reconcileSource<R extends SourceRun>(
   } finally {
     if (run.scratch) await rm(run.scratch, { recursive: true, force: true });
   }
+  if (run.noArtifact !== undefined) return { message: run.noArtifact };
   const { revision } = need(run.status.artifact, 'the artifact');
   return { message: `stored artifact for revision '${revision}'`, revision };
 }

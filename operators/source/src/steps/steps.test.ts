@@ -25,6 +25,8 @@ import {
   verifyStorage,
 } from './artifact.ts';
 import { GIT_REPOSITORY_STEPS } from './git-repository/index.ts';
+import { HELM_CHART_STEPS } from './helm-chart/index.ts';
+import { HELM_REPOSITORY_STEPS } from './helm-repository/index.ts';
 import { OCI_REPOSITORY_STEPS } from './oci-repository/index.ts';
 
 const REF = { kind: 'GitRepository', namespace: 'team', name: 'app' };
@@ -207,5 +209,13 @@ test("docs/architecture.md's step table names each kind's steps, in order", () =
   assert.deepEqual(
     row('OCIRepository'),
     OCI_REPOSITORY_STEPS.map((s) => s.name),
+  );
+  assert.deepEqual(
+    row('HelmRepository'),
+    HELM_REPOSITORY_STEPS.map((s) => s.name),
+  );
+  assert.deepEqual(
+    row('HelmChart'),
+    HELM_CHART_STEPS.map((s) => s.name),
   );
 });
