@@ -149,18 +149,36 @@ const list =
       item(x, `${w}[${i}]`);
     });
   };
-/** A struct with known fields: unknown ones are an error, as Go's DisallowUnknownFields makes them. */
-const struct =
-  (fields: Record<string, Checker>): Checker =>
-  (v, w) => {
+/**
+ * A struct with known fields: unknown ones are an error, as Go's DisallowUnknownFields makes them.
+ * Go's json decoder matches a key to a field exactly, else case-insensitively (`nameprefix` sets
+ * namePrefix; of two spellings the later wins, a null sets nothing): keys are renamed in place.
+ */
+const struct = (fields: Record<string, Checker>): Checker => {
+  const lower = new Map(Object.keys(fields).map((f) => [f.toLowerCase(), f]));
+  return (v, w) => {
     anyObject(v, w);
-    for (const [k, x] of Object.entries(v as JsonObject)) {
+    const object = v as JsonObject;
+    const entries = Object.entries(object);
+    let renamed = false;
+    for (const [k, x] of entries) {
       // Own fields only: `constructor` or `__proto__` must not find Object.prototype's.
-      const check = Object.hasOwn(fields, k) ? fields[k] : undefined;
-      if (check === undefined) throw new KustomizeError(`invalid Kustomization: json: unknown field "${k}"`);
-      if (x !== null) check(x, w === '' ? k : `${w}.${k}`);
+      const field = Object.hasOwn(fields, k) ? k : lower.get(k.toLowerCase());
+      const check = field === undefined ? undefined : fields[field];
+      if (field === undefined || check === undefined) {
+        throw new KustomizeError(`invalid Kustomization: json: unknown field "${k}"`);
+      }
+      if (field !== k) renamed = true;
+      if (x !== null) check(x, w === '' ? field : `${w}.${field}`);
+    }
+    if (!renamed) return;
+    for (const [k] of entries) delete object[k];
+    for (const [k, x] of entries) {
+      const field = Object.hasOwn(fields, k) ? k : (lower.get(k.toLowerCase()) as string);
+      if (x !== null || !Object.hasOwn(object, field)) object[field] = x;
     }
   };
+};
 
 const selector = struct({
   group: str,

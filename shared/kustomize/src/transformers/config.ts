@@ -1,7 +1,9 @@
 // kustomize's transformer configuration (api/internal/plugins/builtinconfig): the field specs every
 // builtin transformer works on, the defaults merged with a kustomization's `configurations:` files.
 import { KustomizeError } from '../errors.ts';
+import { compareUtf8 } from '../hash.ts';
 import { parseYamlDocuments } from '../load-resources.ts';
+import { defaultOrderFirst, defaultOrderLast } from '../order.ts';
 import type { JsonObject, JsonValue } from '../resource.ts';
 import {
   COMMON_ANNOTATIONS_FIELD_SPECS,
@@ -92,9 +94,35 @@ export function emptyConfig(): TransformerConfig {
   };
 }
 
-/** kustomize's MakeDefaultConfig. */
+const typeOrders = new Map<string, number>([
+  ...defaultOrderFirst.map((kind, i): [string, number] => [kind, -defaultOrderFirst.length + i]),
+  ...defaultOrderLast.map((kind, i): [string, number] => [kind, 1 + i]),
+]);
+const gvkSortString = (s: FieldSpec): string => `${s.group || '~G'}_${s.version || '~V'}_${s.kind || '~K'}`;
+
+/**
+ * kustomize's sortFields (FsSlice by Gvk.IsLessThan), which every config load and merge ends with.
+ * It matters: a specific spec sorted before the generic one of the same path makes a later merge
+ * drop the generic one (`namePrefix: [{path: metadata/name, kind: X}]` limits the prefix to X).
+ * Go's sort is not stable, but specs it could swap have one GVK, which no merge tells apart.
+ */
+export function sortFieldSpecs(specs: FieldSpec[]): FieldSpec[] {
+  return [...specs].sort((a, b) => {
+    const ra = typeOrders.get(a.kind ?? '') ?? 0;
+    const rb = typeOrders.get(b.kind ?? '') ?? 0;
+    if (ra !== rb) return ra - rb;
+    return compareUtf8(gvkSortString(a), gvkSortString(b));
+  });
+}
+
+function sortConfig(config: TransformerConfig): TransformerConfig {
+  for (const field of FS_FIELDS) config[field] = sortFieldSpecs(config[field]);
+  return config;
+}
+
+/** kustomize's MakeDefaultConfig (sorted, as it is read from its builtin YAML). */
 export function defaultConfig(): TransformerConfig {
-  return {
+  return sortConfig({
     namePrefix: [...NAME_PREFIX_SUFFIX_FIELD_SPECS],
     nameSuffix: [...NAME_PREFIX_SUFFIX_FIELD_SPECS],
     namespace: [...NAMESPACE_FIELD_SPECS],
@@ -106,7 +134,7 @@ export function defaultConfig(): TransformerConfig {
     varReference: [...VAR_REFERENCE_FIELD_SPECS],
     images: [...IMAGES_FIELD_SPECS],
     replicas: [...REPLICAS_FIELD_SPECS],
-  };
+  });
 }
 
 /**
@@ -169,7 +197,7 @@ const labelOf: Record<(typeof FS_FIELDS)[number], string> = {
   replicas: 'Replicas',
 };
 
-/** kustomize's TransformerConfig.Merge (without its sort, which changes no output). */
+/** kustomize's TransformerConfig.Merge, sort included (the name-reference rows keep their order). */
 export function mergeConfig(t: TransformerConfig, input: TransformerConfig | undefined): TransformerConfig {
   if (input === undefined) return t;
   const merged = emptyConfig();
@@ -187,7 +215,7 @@ export function mergeConfig(t: TransformerConfig, input: TransformerConfig | und
     const why = error instanceof Error ? error.message : String(error);
     throw new KustomizeError(`failed to merge NameReference fieldSpec: ${why}`);
   }
-  return merged;
+  return sortConfig(merged);
 }
 
 /**
@@ -251,5 +279,5 @@ export function parseTransformerConfig(text: string, file: string): TransformerC
     }
     return { target, referrers: listOf(n.fieldSpecs, `${w}.fieldSpecs`, fieldSpecOf) };
   });
-  return config;
+  return sortConfig(config);
 }
