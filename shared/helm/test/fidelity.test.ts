@@ -53,11 +53,10 @@ const cases: Record<string, Case> = {
     releaseName: 'lib',
     namespace: 'default',
   },
-  'helm chart-with-schema with extra values': {
+  'helm chart-with-schema': {
     chartDir: join(helmCharts, 'chart-with-schema'),
     releaseName: 'schema',
     namespace: 'default',
-    values: [readFileSync(join(helmCharts, 'chart-with-schema/extra-values.yaml'), 'utf8')],
   },
   'helm object-order': {
     chartDir: join(helmCharts, 'object-order'),
@@ -73,6 +72,12 @@ const cases: Record<string, Case> = {
 };
 
 const refusals: Record<string, Case> = {
+  'values that break the schema (a message over several lines)': {
+    chartDir: join(helmCharts, 'chart-with-schema'),
+    releaseName: 'schema',
+    namespace: 'default',
+    values: [readFileSync(join(helmCharts, 'chart-with-schema/extra-values.yaml'), 'utf8')],
+  },
   'values.schema.json violation': {
     chartDir: join(helmCharts, 'chart-with-schema-negative'),
     releaseName: 'neg',
