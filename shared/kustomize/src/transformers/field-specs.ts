@@ -272,22 +272,3 @@ function step(
     },
   });
 }
-
-/** Appends the defaults to custom specs, skipping a default already present (kustomize's MergeAll). */
-export function mergeFieldSpecs(custom: FieldSpec[], defaults: FieldSpec[]): FieldSpec[] {
-  const out = [...custom];
-  for (const spec of defaults) {
-    const same = out.find(
-      (s) =>
-        s.path === spec.path &&
-        (s.group ?? '') === (spec.group ?? '') &&
-        (s.version ?? '') === (spec.version ?? '') &&
-        (s.kind ?? '') === (spec.kind ?? ''),
-    );
-    if (same === undefined) out.push(spec);
-    else if ((same.create ?? false) !== (spec.create ?? false)) {
-      throw new KustomizeError(`Field spec '${spec.path}' is given twice with conflicting create flags.`);
-    }
-  }
-  return out;
-}
