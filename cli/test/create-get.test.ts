@@ -69,6 +69,24 @@ test('create --export prints YAML for every kind that the API server accepts (dr
     ],
     ['create', 'secret', 'git', 'creds', '--username', 'git', '--password', 'hunter2'],
     ['create', 'secret', 'oci', 'pull', '--url', 'ghcr.io', '--username', 'u', '--password', 'p'],
+    ['create', 'source', 'helm', 'charts', '--url', 'https://charts.example.com', '--secret-ref', 'creds'],
+    ['create', 'source', 'helm', 'oci-charts', '--url', 'oci://ghcr.io/org/charts'],
+    [
+      'create',
+      'source',
+      'chart',
+      'app',
+      '--source',
+      'helmrepository/charts',
+      '--chart',
+      'app',
+      '--chart-version',
+      '>=1.0.0 <2.0.0',
+      '--values',
+      'values.yaml',
+      '--values',
+      'values-prod.yaml',
+    ],
   ];
   const results = await Promise.all(
     commands.map((args) => mooring([...args, '-n', ns, '--export'], { env })),
@@ -86,6 +104,20 @@ test('create --export prints YAML for every kind that the API server accepts (dr
   assert.deepEqual(git.spec, { url: 'https://example.com/app.git', interval: '1m', ref: { tag: 'v1.0.0' } });
   assert.deepEqual(ks.spec.dependsOn, [{ name: 'infra' }]);
   assert.deepEqual(ks.spec.postBuild, { substitute: { cluster: 'prod' } });
+  const [helm, ociHelm, chart] = results.slice(-3).map((r) => parseAllDocuments(r.stdout)[0]!.toJS());
+  assert.deepEqual(helm.spec, {
+    url: 'https://charts.example.com',
+    interval: '1m',
+    secretRef: { name: 'creds' },
+  });
+  assert.equal(ociHelm.spec.type, 'oci');
+  assert.deepEqual(chart.spec, {
+    chart: 'app',
+    version: '>=1.0.0 <2.0.0',
+    sourceRef: { kind: 'HelmRepository', name: 'charts' },
+    interval: '1m',
+    valuesFiles: ['values.yaml', 'values-prod.yaml'],
+  });
   // --export never applied anything.
   const { items } = await client.list('source.mooring.dev/v1', 'GitRepository', { namespace: ns });
   assert.equal(items.length, 0);
@@ -121,6 +153,20 @@ test('create applies; get, suspend, resume, export and delete work on the object
   assert.match(header!, /^NAME\s+REVISION\s+SUSPENDED\s+READY\s+MESSAGE$/);
   assert.match(row!, /^gitrepository\/app\s+True\s+Unknown$/);
   assert.match(getAll.stdout, new RegExp(`^${ns}\\s+gitrepository/app\\s+True`, 'm'));
+  const helmCreated = await mooring(
+    ['create', 'source', 'helm', 'charts', '--url', 'oci://ghcr.io/org/charts', '-n', ns],
+    { env },
+  );
+  assert.equal(helmCreated.code, 0, helmCreated.stderr);
+  const [helmRows, chartRows] = await Promise.all([
+    mooring(['get', 'sources', 'helm', '-n', ns], { env }),
+    mooring(['get', 'sources', 'chart', '-n', ns], { env }),
+  ]);
+  assert.equal(helmRows.code, 0, helmRows.stderr);
+  assert.match(helmRows.stdout, /^charts\s+False\s/m);
+  assert.doesNotMatch(helmRows.stdout, /\bapp\b/);
+  assert.equal(chartRows.code, 0, chartRows.stderr);
+  assert.equal(chartRows.stderr, `no objects found in namespace ${ns}\n`);
   assert.equal(missing.code, 0);
   assert.equal(missing.stderr, `no objects found in namespace ${ns}\n`);
 
@@ -216,7 +262,10 @@ test('get of a named object that does not exist exits 1 with one line; an empty 
     `✗ Kustomization nope not found in namespace ${ns}: list them with 'mooring get kustomizations -n ${ns}'.\n`,
   );
   assert.equal(inGroup.code, 1);
-  assert.match(inGroup.stderr, /^✗ GitRepository or OCIRepository nope not found in namespace [^\n]*\n$/);
+  assert.match(
+    inGroup.stderr,
+    /^✗ GitRepository or OCIRepository or HelmRepository or HelmChart nope not found in namespace [^\n]*\n$/,
+  );
   assert.equal(everywhere.code, 1);
   assert.match(everywhere.stderr, /^✗ Kustomization nope not found in any namespace: [^\n]* -A'\.\n$/);
   assert.equal(empty.code, 0, empty.stderr);

@@ -156,6 +156,83 @@ function registerSources(create: Command): void {
       },
     }),
   );
+  registerHelmSources(source);
+}
+
+const HELM_CHART_SOURCES = ['HelmRepository', 'GitRepository', 'OCIRepository'];
+
+/** `--source Kind/name` of a HelmChart: the kind in any case, as Flux's `create source chart` takes it. */
+function chartSourceRef(value: string): { kind: string; name: string } {
+  const ref = objectRef(value, '--source');
+  const kind = HELM_CHART_SOURCES.find((k) => k.toLowerCase() === ref.kind.toLowerCase());
+  if (!kind || ref.namespace !== undefined)
+    throw new CliError(
+      `--source '${value}' is not a chart source: use ${HELM_CHART_SOURCES.join(', ')}/<name> in the chart's namespace, e.g. --source HelmRepository/${ref.name}.`,
+      EXIT_ERROR,
+    );
+  return { kind, name: ref.name };
+}
+
+function registerHelmSources(source: Command): void {
+  creator(
+    source,
+    'helm',
+    'create or update a HelmRepository (type oci for an oci:// URL)',
+    (c) =>
+      c
+        .requiredOption('--url <url>', 'chart repository URL (https://…, or oci://registry/path)')
+        .option('--secret-ref <name>', 'Secret with username and password, or bearerToken')
+        .option('--cert-secret-ref <name>', 'Secret with ca.crt, tls.crt and tls.key')
+        .option('--pass-credentials', 'send the credentials to chart URLs on other hosts')
+        .option('--interval <duration>', 'how often to fetch the index', '1m')
+        .option('--timeout <duration>', 'timeout of the index fetch'),
+    (f) => ({
+      apiVersion: GROUP.source,
+      kind: 'HelmRepository',
+      spec: {
+        url: f.url,
+        type: str(f.url)?.startsWith('oci://') ? 'oci' : undefined,
+        interval: f.interval,
+        timeout: f.timeout,
+        secretRef: secretRef(f.secretRef),
+        certSecretRef: secretRef(f.certSecretRef),
+        passCredentials: f.passCredentials ? true : undefined,
+      },
+    }),
+  );
+  creator(
+    source,
+    'chart',
+    'create or update a HelmChart',
+    (c) =>
+      c
+        .requiredOption(
+          '--source <Kind/name>',
+          'HelmRepository/<name>, GitRepository/<name> or OCIRepository/<name>',
+        )
+        .requiredOption('--chart <name-or-path>', 'chart name (HelmRepository) or path to the chart folder')
+        .option('--chart-version <range>', 'SemVer range of the chart version (HelmRepository)')
+        .option('--reconcile-strategy <strategy>', 'ChartVersion or Revision')
+        .option('--values <file>', 'values file to merge, in order (repeatable)', collect)
+        .option('--interval <duration>', 'how often to check the source', '1m'),
+    (f) => {
+      const strategy = str(f.reconcileStrategy);
+      if (strategy && strategy !== 'ChartVersion' && strategy !== 'Revision')
+        throw new CliError(`--reconcile-strategy '${strategy}' is not ChartVersion or Revision.`, EXIT_ERROR);
+      return {
+        apiVersion: GROUP.source,
+        kind: 'HelmChart',
+        spec: {
+          chart: f.chart,
+          version: f.chartVersion,
+          sourceRef: chartSourceRef(str(f.source)!),
+          interval: f.interval,
+          reconcileStrategy: strategy,
+          valuesFiles: f.values,
+        },
+      };
+    },
+  );
 }
 
 function registerKustomization(create: Command): void {
