@@ -286,7 +286,7 @@ function splitListPart(part: string): { field: string; value: string } {
 }
 
 /** kyaml's PathGetter, as the source lookup uses it: exact `[key=value]` matches, no wildcards. */
-function lookup(object: JsonValue, path: string[]): JsonValue | undefined {
+export function lookup(object: JsonValue, path: string[]): JsonValue | undefined {
   let current: JsonValue | undefined = object;
   for (const part of path) {
     if (current === undefined || current === null) return undefined;

@@ -4,6 +4,7 @@ import { KustomizeError } from '../errors.ts';
 import { allIds, effectiveNamespace, formatId, idOf, isObject } from '../res-id.ts';
 import type { JsonValue, ResId, Resource } from '../resource.ts';
 import { type FieldRef, type FieldSpec, walkFieldSpec } from './field-specs.ts';
+import { lookup, splitReplacementPath } from './replacements.ts';
 
 /** One `vars:` entry, defaulted (fieldPath metadata.name, apiVersion split into group/version). */
 export interface Var {
@@ -58,47 +59,21 @@ export function mergeVars(resources: Resource[], set: Map<string, Var>, incoming
   }
 }
 
-/** kyaml's GetFieldValue path: dot-separated, `name[3]` indexes a list (brackets keep their dots). */
-function splitVarPath(path: string): string[] {
-  const parts: string[] = [];
-  let current = '';
-  let depth = 0;
-  for (const ch of path) {
-    if (ch === '[') depth++;
-    else if (ch === ']') depth--;
-    if (ch === '.' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else current += ch;
-  }
-  parts.push(current);
-  const out: string[] = [];
-  for (const part of parts) {
-    const m = /^(.*)\[(\d+)\]$/.exec(part);
-    if (m === null) {
-      out.push(part);
-      continue;
-    }
-    if (m[1] !== '') out.push(m[1] as string);
-    out.push(m[2] as string);
-  }
-  return out;
-}
-
-/** The value at a var's fieldPath, or undefined when the path leads nowhere. */
+/**
+ * kyaml's GetFieldValue: the path split as replacements split theirs (`[a.b/c]` is one map key,
+ * `[name=x]` a list element when it is a part of its own), then `ports[0]` split into `ports`, `0`.
+ */
 function fieldValue(object: JsonValue, path: string): JsonValue | undefined {
-  let node: JsonValue | undefined = object;
-  for (const part of splitVarPath(path)) {
-    if (node === null || node === undefined) return undefined;
-    if (Array.isArray(node)) {
-      if (!/^\d+$/.test(part)) return undefined;
-      node = node[Number(part)];
-    } else if (isObject(node)) {
-      if (!Object.hasOwn(node, part)) return undefined;
-      node = node[part];
-    } else return undefined;
+  const parts: string[] = [];
+  for (const part of splitReplacementPath(path)) {
+    const m = /^(.*)\[(\d+)\]$/.exec(part);
+    if (m === null) parts.push(part);
+    else {
+      if (m[1] !== '') parts.push(m[1] as string);
+      parts.push(m[2] as string);
+    }
   }
-  return node;
+  return lookup(object, parts);
 }
 
 const isPrimitive = (v: JsonValue): v is string | number | boolean =>
