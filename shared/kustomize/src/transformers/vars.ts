@@ -127,7 +127,8 @@ export function resolveVars(resources: Resource[], set: Map<string, Var>, varRef
         `field specified in var '${formatVar(v)}' not found in corresponding resource`,
       );
     }
-    values.set(v.name, value);
+    // kyaml hands a null node's text over: '' for an empty value (`key:`), which is what this model keeps.
+    values.set(v.name, value === null ? '' : value);
   }
   const lookup = (name: string): JsonValue | undefined => values.get(name);
   for (const resource of resources) {
