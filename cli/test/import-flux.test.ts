@@ -108,15 +108,16 @@ test('import-flux on flux2-kustomize-helm-example: one line per object it cannot
   // Kinds Mooring does not have: kept as they are, one line each.
   for (const object of [
     'ArtifactGenerator flux-system/flux-system',
-    'HelmRepository podinfo/podinfo',
     'HelmRelease podinfo/podinfo',
-    'HelmRepository ingress-nginx/ingress-nginx',
     'HelmRelease ingress-nginx/ingress-nginx',
   ]) {
     const said = about(object);
     assert.equal(said.length, 1, `${object}: ${r.stderr}`);
     assert.match(said[0]!, /^✗ .* has no Mooring equivalent: kept as it is/);
   }
+  // HelmRepositories are Mooring's too (source.mooring.dev), converted without a word.
+  for (const object of ['HelmRepository podinfo/podinfo', 'HelmRepository ingress-nginx/ingress-nginx'])
+    assert.equal(about(object).length, 0, `${object}: ${r.stderr}`);
   assert.equal(about('GitRepository flux-system/flux-system').length, 0, r.stderr);
   assert.equal(about('Kustomization flux-system/flux-system').length, 0, r.stderr);
   assert.match(
@@ -125,7 +126,7 @@ test('import-flux on flux2-kustomize-helm-example: one line per object it cannot
   );
   assert.match(
     lines.at(-1)!,
-    /^✗ 8 objects could not be converted, so a cluster with only Mooring would refuse the output/,
+    /^✗ 6 objects could not be converted, so a cluster with only Mooring would refuse the output/,
   );
 
   const docs = parseAllDocuments(r.stdout).map((d) => d.toJS() as KubeObject);
@@ -141,7 +142,7 @@ test('import-flux on flux2-kustomize-helm-example: one line per object it cannot
   }
   const byName = (kind: string, name: string): KubeObject =>
     docs.find((d) => d.kind === kind && d.metadata.name === name)!;
-  assert.equal(byName('HelmRepository', 'podinfo').apiVersion, 'source.toolkit.fluxcd.io/v1');
+  assert.equal(byName('HelmRepository', 'podinfo').apiVersion, 'source.mooring.dev/v1');
   assert.equal(byName('HelmRelease', 'podinfo').apiVersion, 'helm.toolkit.fluxcd.io/v2');
   assert.equal(byName('ArtifactGenerator', 'flux-system').apiVersion, 'source.extensions.fluxcd.io/v1beta1');
   assert.equal(byName('GitRepository', 'flux-system').apiVersion, 'source.mooring.dev/v1');

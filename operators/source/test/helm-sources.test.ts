@@ -254,6 +254,56 @@ describe('HelmRepository and HelmChart', { concurrency: 4 }, () => {
     assert.equal(readFileSync(join(fetched.dir, 'app', 'templates', 'cm.yaml'), 'utf8'), 'kind: ConfigMap\n');
   });
 
+  test('a new version in the index is a new revision, and the chart follows it through the watch', async (t) => {
+    // A repository of its own under /grow, so the shared index stays as the other tests read it.
+    const indexOf = (versions: string[]) =>
+      `apiVersion: v1\nentries:\n  tiny:\n${versions
+        .map((v) => {
+          const tgz = packages.get(`tiny-${v}`)!;
+          served.set(`/grow/charts/tiny-${v}.tgz`, tgz);
+          return `    - {name: tiny, version: ${v}, urls: [charts/tiny-${v}.tgz], digest: ${sha256(tgz)}}\n`;
+        })
+        .join('')}`;
+    served.set('/grow/index.yaml', Buffer.from(indexOf(['1.0.0'])));
+    const repo = uniqueName('grow');
+    await createSource('HelmRepository', namespace, repo, {
+      url: `${repoUrl}/grow`,
+      interval: '1s',
+      secretRef: { name: 'repo-good' },
+    });
+    const first = await waitForReady('HelmRepository', namespace, repo);
+    const name = uniqueName('grow');
+    await createSource('HelmChart', namespace, name, {
+      chart: 'tiny',
+      sourceRef: { kind: 'HelmRepository', name: repo },
+      interval: '10m',
+    });
+    const before = await waitForReady('HelmChart', namespace, name);
+    assert.equal(before.status?.artifact?.revision, '1.0.0');
+    // The same index again (another order of nothing): the stored artifact stays.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const same = await getSource('HelmRepository', namespace, repo);
+    assert.equal(same.status?.artifact?.revision, first.status?.artifact?.revision);
+    served.set('/grow/index.yaml', Buffer.from(indexOf(['1.0.0', '1.2.0'])));
+    t.after(() => served.delete('/grow/index.yaml'));
+    await waitForReady(
+      'HelmRepository',
+      namespace,
+      repo,
+      'True',
+      (o) => o.status?.artifact?.revision !== first.status?.artifact?.revision,
+    );
+    // The chart's interval is 10m: only the watch on its repository brings the new version this soon.
+    const after = await waitForReady(
+      'HelmChart',
+      namespace,
+      name,
+      'True',
+      (o) => o.status?.artifact?.revision === '1.2.0',
+    );
+    assert.equal(after.status?.artifact?.digest, `sha256:${sha256(packages.get('tiny-1.2.0')!)}`);
+  });
+
   test('an OCI HelmRepository is checked and Ready, with no artifact', async () => {
     const name = uniqueName('oci-charts');
     await createSource('HelmRepository', namespace, name, {
