@@ -120,9 +120,11 @@ function sortConfig(config: TransformerConfig): TransformerConfig {
   return config;
 }
 
-/** kustomize's MakeDefaultConfig (sorted, as it is read from its builtin YAML). */
+let sortedDefault: TransformerConfig | undefined;
+
+/** kustomize's MakeDefaultConfig (sorted, as it is read from its builtin YAML), built once and copied. */
 export function defaultConfig(): TransformerConfig {
-  return sortConfig({
+  sortedDefault ??= sortConfig({
     namePrefix: [...NAME_PREFIX_SUFFIX_FIELD_SPECS],
     nameSuffix: [...NAME_PREFIX_SUFFIX_FIELD_SPECS],
     namespace: [...NAMESPACE_FIELD_SPECS],
@@ -130,11 +132,18 @@ export function defaultConfig(): TransformerConfig {
     labels: [],
     templateLabels: [...TEMPLATE_LABELS_FIELD_SPECS],
     commonAnnotations: [...COMMON_ANNOTATIONS_FIELD_SPECS],
-    nameReference: NAME_REFERENCE_TABLE.map((b) => ({ target: b.target, referrers: [...b.referrers] })),
+    nameReference: NAME_REFERENCE_TABLE,
     varReference: [...VAR_REFERENCE_FIELD_SPECS],
     images: [...IMAGES_FIELD_SPECS],
     replicas: [...REPLICAS_FIELD_SPECS],
   });
+  const copy = { ...sortedDefault };
+  for (const field of FS_FIELDS) copy[field] = [...sortedDefault[field]];
+  copy.nameReference = sortedDefault.nameReference.map((b) => ({
+    target: b.target,
+    referrers: [...b.referrers],
+  }));
+  return copy;
 }
 
 /**
