@@ -213,10 +213,12 @@ describe('HelmRepository and HelmChart', { concurrency: 4 }, () => {
     assert.equal(failed.status?.artifact, undefined);
   });
 
-  test('a chart folder in a GitRepository is packaged, values files merged, revision carrying the commit', async (t) => {
+  test('a chart folder in a GitRepository is packaged, file:// dependencies vendored, values files merged, revision carrying the commit', async (t) => {
     const git = await gitServer.createRepo(uniqueName('charts-git'));
     const commit = await git.commit({
-      'charts/app/Chart.yaml': 'apiVersion: v2\nname: app\nversion: 0.3.0\n',
+      'charts/app/Chart.yaml':
+        'apiVersion: v2\nname: app\nversion: 0.3.0\ndependencies:\n  - {name: lib, version: 0.1.x, repository: "file://../lib"}\n',
+      'charts/lib/Chart.yaml': 'apiVersion: v2\nname: lib\nversion: 0.1.4\ntype: library\n',
       'charts/app/values.yaml': 'replicas: 1\nimage: {tag: "1.0"}\n',
       'charts/app/templates/cm.yaml': 'kind: ConfigMap\n',
       'env/prod.yaml': 'image: {tag: "2.0"}\n',
@@ -252,6 +254,11 @@ describe('HelmRepository and HelmChart', { concurrency: 4 }, () => {
       image: { tag: '2.0' },
     });
     assert.equal(readFileSync(join(fetched.dir, 'app', 'templates', 'cm.yaml'), 'utf8'), 'kind: ConfigMap\n');
+    // The file:// dependency is vendored into charts/, as Flux's dependency manager does.
+    assert.match(
+      readFileSync(join(fetched.dir, 'app', 'charts', 'lib', 'Chart.yaml'), 'utf8'),
+      /version: 0\.1\.4/,
+    );
   });
 
   test('a new version in the index is a new revision, and the chart follows it through the watch', async (t) => {

@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { extractTarGz } from '@mooring/artifact';
 import { parse } from 'yaml';
-import { InvalidChartError, mergeValuesFiles, packageChart, readChartMeta } from './chart-package.ts';
+import {
+  InvalidChartError,
+  mergeValuesFiles,
+  packageChart,
+  readChartMeta,
+  vendorLocalDependencies,
+} from './chart-package.ts';
 
 const LIMITS = { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 24 };
 
@@ -84,5 +90,55 @@ test('values files must stay in the source and exist unless ignoreMissingValuesF
     );
     await writeFile(join(src, 'Chart.yaml'), 'name: x\nversion: latest\n');
     await assert.rejects(readChartMeta(src, '.'), /version 'latest' is not SemVer/);
+  });
+});
+
+test('file:// dependencies are vendored into charts/ from inside the source; remote ones not vendored are refused', async () => {
+  await withTree(async (root) => {
+    const src = join(root, 'src');
+    const chart = (dir: string, text: string) =>
+      mkdir(join(src, dir), { recursive: true }).then(() => writeFile(join(src, dir, 'Chart.yaml'), text));
+    await chart(
+      'charts/lib',
+      'apiVersion: v2\nname: lib\nversion: 0.2.0\ndependencies: [{name: base, repository: "file://../base"}]\n',
+    );
+    await chart('charts/base', 'apiVersion: v2\nname: base\nversion: 1.0.0\n');
+    const app = join(src, 'charts', 'app');
+    const vendor = async (deps: string) => {
+      await writeFile(
+        join(app, 'Chart.yaml'),
+        `apiVersion: v2\nname: app\nversion: 1.2.3\ndependencies: ${deps}\n`,
+      );
+      const target = await mkdtemp(join(root, 'target-'));
+      return { vendored: await vendorLocalDependencies(app, target, src, 'charts/app'), target };
+    };
+    const { vendored, target } = await vendor('[{name: lib, version: "~0.2", repository: "file://../lib"}]');
+    assert.deepEqual(vendored, ['lib']);
+    assert.match(await readFile(join(target, 'charts', 'lib', 'Chart.yaml'), 'utf8'), /name: lib/);
+    assert.match(
+      await readFile(join(target, 'charts', 'lib', 'charts', 'base', 'Chart.yaml'), 'utf8'),
+      /name: base/,
+    );
+    await assert.rejects(
+      vendor('[{name: lib, version: ">=1", repository: "file://../lib"}]'),
+      /version 0.2.0, not within '>=1'/,
+    );
+    await assert.rejects(vendor('[{name: lib, repository: "file://../../../.."}]'), /leaves the source/);
+    await assert.rejects(vendor('[{name: other, repository: "file://../lib"}]'), /is chart 'lib'/);
+    await assert.rejects(
+      vendor('[{name: redis, version: 1.x, repository: "https://charts.example"}]'),
+      /dependency 'redis' from 'https:\/\/charts.example' is not in charts\/; only file:\/\/ dependencies/,
+    );
+    // Vendored already (charts/redis-1.0.0.tgz): kept as it is.
+    await mkdir(join(app, 'charts'), { recursive: true });
+    await writeFile(join(app, 'charts', 'redis-1.0.0.tgz'), 'x');
+    const target2 = await mkdtemp(join(root, 'target-'));
+    await mkdir(join(target2, 'charts'));
+    await writeFile(join(target2, 'charts', 'redis-1.0.0.tgz'), 'x');
+    await writeFile(
+      join(app, 'Chart.yaml'),
+      'apiVersion: v2\nname: app\nversion: 1.2.3\ndependencies: [{name: redis, repository: "https://charts.example"}]\n',
+    );
+    assert.deepEqual(await vendorLocalDependencies(app, target2, src, 'charts/app'), []);
   });
 });

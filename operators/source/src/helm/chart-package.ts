@@ -1,6 +1,7 @@
-import { cp, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, normalize, sep } from 'node:path';
+import { cp, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
 import { packDirectory } from '@mooring/artifact';
+import semver from 'semver';
 import { parseDocument, stringify } from 'yaml';
 import { chartSemver, InvalidIndexError, parseUntrustedYaml } from './index-file.ts';
 
@@ -110,6 +111,98 @@ export async function mergeValuesFiles(
   return { yaml: stringify(values, { aliasDuplicateObjects: false }), merged };
 }
 
+/** A `dependencies` entry of Chart.yaml. */
+export interface ChartDependency {
+  name: string;
+  version?: string;
+  repository?: string;
+}
+
+/** The `dependencies` of the chart's Chart.yaml (apiVersion v2), checked for their shape. */
+export async function readDependencies(chartDir: string, where: string): Promise<ChartDependency[]> {
+  const text = await readSmallFile(join(chartDir, 'Chart.yaml'), `${where}/Chart.yaml`);
+  const doc =
+    text === undefined ? null : (parse(text, `${where}/Chart.yaml`) as Record<string, unknown> | null);
+  const deps = doc?.dependencies;
+  if (deps === undefined || deps === null) return [];
+  if (!Array.isArray(deps)) throw new InvalidChartError(`${where}/Chart.yaml dependencies is not a list`);
+  return deps.map((d, i) => {
+    if (!isMap(d) || typeof d.name !== 'string' || !d.name) {
+      throw new InvalidChartError(`${where}/Chart.yaml dependencies[${i}] has no name`);
+    }
+    return {
+      name: d.name,
+      version: typeof d.version === 'string' ? d.version : undefined,
+      repository: typeof d.repository === 'string' ? d.repository : undefined,
+    };
+  });
+}
+
+async function isVendored(chartsDir: string, name: string): Promise<boolean> {
+  let entries: string[];
+  try {
+    entries = await readdir(chartsDir);
+  } catch {
+    return false;
+  }
+  return entries.some((e) => e === name || (e.startsWith(`${name}-`) && /\.tgz$/.test(e)));
+}
+
+/** How deep `file://` dependencies may nest. */
+const MAX_DEPENDENCY_DEPTH = 5;
+
+/**
+ * Vendors a chart's `file://` dependencies into its `charts/` folder, as Flux's dependency manager
+ * does for a chart from Git: each one's folder (inside the source, its version within the
+ * constraint) is copied to `charts/<name>/`, its own local dependencies likewise. A dependency
+ * already in `charts/` is kept. A remote one (https://, oci://, an alias `@repo`) that is not
+ * vendored is refused: resolving those from HelmRepositories is not done yet.
+ */
+export async function vendorLocalDependencies(
+  sourceChartDir: string,
+  targetChartDir: string,
+  sourceRoot: string,
+  where: string,
+  depth = 0,
+): Promise<string[]> {
+  const vendored: string[] = [];
+  for (const dep of await readDependencies(sourceChartDir, where)) {
+    const chartsDir = join(targetChartDir, 'charts');
+    if (await isVendored(chartsDir, dep.name)) continue;
+    const repo = dep.repository ?? '';
+    if (!repo.startsWith('file://')) {
+      throw new InvalidChartError(
+        `${where}: dependency '${dep.name}'${repo ? ` from '${repo}'` : ''} is not in charts/; only file:// dependencies are resolved yet: vendor it (helm dependency build) and commit charts/`,
+      );
+    }
+    if (depth >= MAX_DEPENDENCY_DEPTH) {
+      throw new InvalidChartError(`${where}: file:// dependencies nest deeper than ${MAX_DEPENDENCY_DEPTH}`);
+    }
+    const from = resolve(sourceChartDir, repo.slice('file://'.length));
+    const rel = relative(sourceRoot, from);
+    if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
+      throw new InvalidChartError(`${where}: dependency '${dep.name}' at '${repo}' leaves the source`);
+    }
+    const depWhere = rel || '.';
+    const meta = await readChartMeta(from, depWhere);
+    if (meta.name !== dep.name) {
+      throw new InvalidChartError(`${where}: dependency '${dep.name}' at '${repo}' is chart '${meta.name}'`);
+    }
+    const wanted = dep.version?.trim();
+    if (wanted && !semver.satisfies(chartSemver(meta.version)!, wanted, { loose: true })) {
+      throw new InvalidChartError(
+        `${where}: dependency '${dep.name}' at '${repo}' is version ${meta.version}, not within '${wanted}'`,
+      );
+    }
+    const target = join(chartsDir, dep.name);
+    await mkdir(chartsDir, { recursive: true });
+    await cp(from, target, { recursive: true, dereference: false, verbatimSymlinks: true });
+    vendored.push(dep.name);
+    await vendorLocalDependencies(from, target, sourceRoot, depWhere, depth + 1);
+  }
+  return vendored;
+}
+
 export interface PackageChartOptions {
   /** The chart's folder (with Chart.yaml). */
   chartDir: string;
@@ -118,6 +211,8 @@ export interface PackageChartOptions {
   version?: string;
   /** Replaces values.yaml. */
   values?: string;
+  /** A chart from a Git/OCI tree: its `file://` dependencies are vendored from inside this root. */
+  sourceRoot?: string;
   /** Scratch folder the package is assembled in; must not exist. */
   work: string;
   outFile: string;
@@ -141,6 +236,9 @@ export async function packageChart(options: PackageChartOptions): Promise<{ dige
     }
   }
   if (options.values !== undefined) await writeFile(join(target, 'values.yaml'), options.values);
+  if (options.sourceRoot !== undefined) {
+    await vendorLocalDependencies(options.chartDir, target, options.sourceRoot, options.name);
+  }
   const packed = await packDirectory(options.work, options.outFile, {
     ...options.limits,
     filter: (rel) => rel === `${options.name}/.git` || rel.startsWith(`${options.name}/.git/`),

@@ -112,6 +112,8 @@ async function repackage(
     name: chart.name,
     version,
     values,
+    // A chart from a Git/OCI tree has its file:// dependencies vendored; a pulled package has its own.
+    sourceRoot: chart.entry ? undefined : valuesRoot,
     work: join(scratch, 'package'),
     outFile: out,
     limits: { maxFileBytes: deps.limits.maxFileBytes, maxTotalBytes: deps.limits.maxChartBytes },
