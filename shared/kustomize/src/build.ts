@@ -21,12 +21,15 @@ export interface BuildLimits extends YamlLimits {
   maxKustomizationDepth: number;
   /** Resources in the final output. */
   maxResources: number;
+  /** Characters `vars` substitution may add to the build (a small input can repeat a large value). */
+  maxVarExpansion: number;
 }
 
 export const defaultBuildLimits: BuildLimits = {
   ...defaultYamlLimits,
   maxKustomizationDepth: 32,
   maxResources: 50_000,
+  maxVarExpansion: 64 * 1024 * 1024,
 };
 
 export interface BuildOptions {
@@ -269,7 +272,7 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
   addHashSuffixes(ra);
   fixNameReferences(ra, acc.config.nameReference);
   // With the references fixed, vars resolve (kustomize's ResolveVars), before local configs drop.
-  resolveVars(ra, acc.vars, acc.config.varReference);
+  resolveVars(ra, acc.vars, acc.config.varReference, ctx.limits.maxVarExpansion);
   let out = ra.filter((r) => !isLocalConfig(r));
   const sort = k.sortOptions;
   if (sort === undefined || sort.order === 'legacy') {

@@ -214,6 +214,25 @@ describe('hostile kustomizations are refused', () => {
     await refused(root, /generator plugins are not supported/, undefined, 'plugin');
   });
 
+  it('a configurations file outside the root', { timeout }, async () => {
+    const { root } = sandbox({ 'kustomization.yaml': 'configurations:\n- ../outside/secret.yaml\n' });
+    await refused(root, /leaves the root directory/);
+  });
+
+  it('vars that repeat a large value until the build is huge', { timeout }, async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    const refs = '$(BIG)'.repeat(100);
+    const { root } = sandbox({
+      'kustomization.yaml':
+        'resources: [r.yaml]\nvars:\n- name: BIG\n  objref: {apiVersion: v1, kind: ConfigMap, name: big}\n  fieldref: {fieldPath: data.v}\n',
+      'r.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  annotations:\n${Array.from(
+        { length: 10 },
+        (_, i) => `    a${i}: ${refs}\n`,
+      ).join('')}data:\n  v: ${big}\n`,
+    });
+    await refused(root, /vars expand the build by more than 67108864 characters/);
+  });
+
   it('kustomizations nested deeper than the limit', { timeout }, async () => {
     const files: Record<string, string> = {};
     let dir = 'l0';

@@ -80,7 +80,12 @@ const isPrimitive = (v: JsonValue): v is string | number | boolean =>
   typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /** kustomize's refvar DoReplacements: `$(NAME)` expands, `$$` is a literal `$`, unknown names stay. */
-export function expandVars(input: string, lookup: (name: string) => JsonValue | undefined): JsonValue {
+export function expandVars(
+  input: string,
+  lookup: (name: string) => JsonValue | undefined,
+  /** How much longer than the input the result may grow; past it the expansion stops with `undefined`. */
+  maxGrowth = Number.POSITIVE_INFINITY,
+): JsonValue | undefined {
   let out = '';
   let checkpoint = 0;
   for (let cursor = 0; cursor < input.length; cursor++) {
@@ -104,6 +109,7 @@ export function expandVars(input: string, lookup: (name: string) => JsonValue | 
       }
     } else read = `$${rest[0]}`;
     out += read;
+    if (out.length - cursor > maxGrowth) return undefined;
     cursor += advance;
     checkpoint = cursor + 1;
   }
@@ -111,7 +117,13 @@ export function expandVars(input: string, lookup: (name: string) => JsonValue | 
 }
 
 /** kustomize's ResolveVars: each var's value from the resource it marked, then substituted everywhere. */
-export function resolveVars(resources: Resource[], set: Map<string, Var>, varReference: FieldSpec[]): void {
+export function resolveVars(
+  resources: Resource[],
+  set: Map<string, Var>,
+  varReference: FieldSpec[],
+  /** Characters substitution may add in all: `$(BIG)` repeated can amplify a build without bound. */
+  maxBytes = Number.POSITIVE_INFINITY,
+): void {
   if (set.size === 0) return;
   const values = new Map<string, JsonValue>();
   for (const v of [...set.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -130,11 +142,19 @@ export function resolveVars(resources: Resource[], set: Map<string, Var>, varRef
     // kyaml hands a null node's text over: '' for an empty value (`key:`), which is what this model keeps.
     values.set(v.name, value === null ? '' : value);
   }
-  const lookup = (name: string): JsonValue | undefined => values.get(name);
+  let written = 0;
+  const expand = (text: string): JsonValue => {
+    const out = expandVars(text, (name) => values.get(name), maxBytes - written);
+    if (typeof out === 'string') written += Math.max(0, out.length - text.length);
+    if (out === undefined || written > maxBytes) {
+      throw new KustomizeError(`vars expand the build by more than ${maxBytes} characters`);
+    }
+    return out;
+  };
   for (const resource of resources) {
     for (const spec of varReference) {
       try {
-        walkFieldSpec(resource.object, spec, (ref) => substitute(ref, lookup));
+        walkFieldSpec(resource.object, spec, (ref) => substitute(ref, expand));
       } catch (error) {
         if (!(error instanceof KustomizeError)) throw error;
         throw new KustomizeError(`${formatId(idOf(resource.object))}: ${error.message}`);
@@ -143,19 +163,19 @@ export function resolveVars(resources: Resource[], set: Map<string, Var>, varRef
   }
 }
 
-function substitute(ref: FieldRef, lookup: (name: string) => JsonValue | undefined): void {
+function substitute(ref: FieldRef, expand: (text: string) => JsonValue): void {
   const value = ref.value;
   if (value === null) return;
   if (typeof value === 'string') {
-    ref.set(expandVars(value, lookup));
+    ref.set(expand(value));
   } else if (Array.isArray(value)) {
     value.forEach((item, i) => {
       if (typeof item !== 'string') throw new KustomizeError('invalid value type expect a string');
-      value[i] = expandVars(item, lookup);
+      value[i] = expand(item);
     });
   } else if (isObject(value)) {
     for (const [key, item] of Object.entries(value)) {
-      if (typeof item === 'string') value[key] = expandVars(item, lookup);
+      if (typeof item === 'string') value[key] = expand(item);
     }
   }
 }
