@@ -20,7 +20,8 @@ export const BUNDLE_DIR = join(CLI_DIR, '.bundle');
 export const BUNDLE = join(BUNDLE_DIR, 'mooring.mjs');
 export const INPUTS = join(BUNDLE_DIR, 'inputs.json');
 // Files read at run time next to the module that reads them (import.meta.url), copied beside the bundle.
-const ASSETS = ['shared/kustomize/src/smp/merge-keys.json'];
+// shared/helm's worker runs in its own thread from a file of its own (new URL(…, import.meta.url)).
+const ASSETS = ['shared/kustomize/src/smp/merge-keys.json', 'shared/helm/src/wasi-worker.mjs'];
 // A change of dependencies shows here; files under node_modules are not checked one by one.
 const LOCKFILE = join(ROOT, 'package-lock.json');
 

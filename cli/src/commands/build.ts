@@ -1,12 +1,14 @@
 import type { Command } from 'commander';
 import { sessionOf } from '../session.ts';
 
-/** `mooring build <dir>` and `mooring build kustomization <name> --path <dir>`. */
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `mooring build <dir>`, `build kustomization <name> --path <dir>` and `build helmchart <chart>`. */
 export function registerBuild(program: Command): void {
   const buildCmd = program
     .command('build')
     .description(
-      'render manifests locally: build <dir> is `kustomize build`; build kustomization renders as the operator would',
+      'render manifests locally: build <dir> is `kustomize build`; build kustomization renders as the operator would; build helmchart is `helm template`',
     )
     .argument('[dir]', 'directory with a kustomization.yaml (or plain YAML files)')
     .action(async (dir: string | undefined) => {
@@ -26,4 +28,46 @@ export function registerBuild(program: Command): void {
         process.stdout.write(objectsToYAML(await renderKustomization(client, ks, opts.path)));
       });
     });
+  buildCmd
+    .command('helmchart')
+    .alias('hc')
+    .description(
+      "render a local chart offline with Helm's own engine (@mooring/helm, the one render pipeline): the bytes `helm template` prints",
+    )
+    .argument('<chart>', 'chart directory or packaged chart (.tgz)')
+    .option('--name <release>', 'release name', 'release-name')
+    .option('-f, --values <file>', "values file to merge, in order ('-' reads stdin; repeatable)", collect)
+    .option('--set <key=value>', 'set a value, as helm --set (repeatable)', collect)
+    .option('--set-string <key=value>', 'set a value as a string (repeatable)', collect)
+    .option('--set-json <key=json>', 'set a value from JSON (repeatable)', collect)
+    .option(
+      '--kube-version <version>',
+      'Kubernetes version for .Capabilities (default v1.37.0, as helm offline)',
+    )
+    .option('--api-versions <group/version>', 'extra API version for .Capabilities (repeatable)', collect)
+    .option('--include-crds', "include the chart's crds/ in the output")
+    .option('--skip-tests', 'leave out test hooks')
+    .option('--version <version>', "the packaged chart's version, checked against its Chart.yaml (.tgz only)")
+    .addHelpText(
+      'after',
+      "\nThe release namespace is -n/--namespace (default 'default', as helm template offline).\nA repo/chart reference needs the cluster and is refused: pass a directory or a .tgz.",
+    )
+    .action(async (chart: string, opts: HelmChartOptions, cmd: Command) => {
+      const { renderHelmChart } = await import('../helm-chart.ts');
+      const { namespace } = cmd.optsWithGlobals<{ namespace?: string }>();
+      process.stdout.write(await renderHelmChart(chart, { ...opts, namespace }));
+    });
+}
+
+interface HelmChartOptions {
+  name: string;
+  values?: string[];
+  set?: string[];
+  setString?: string[];
+  setJson?: string[];
+  kubeVersion?: string;
+  apiVersions?: string[];
+  includeCrds?: boolean;
+  skipTests?: boolean;
+  version?: string;
 }
