@@ -59,6 +59,15 @@ function depthOf(value: unknown, depth = 0): number {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
+/** `value` with every mapping's keys in byte order: the same entries are the same bytes, however written. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value).sort()) out[key] = sortedKeys(value[key]);
+  return out;
+}
+
 /** Parses YAML from an untrusted source: one document, aliases and nesting bounded. */
 export function parseUntrustedYaml(text: string, what: string, maxBytes: number): unknown {
   if (Buffer.byteLength(text) > maxBytes) {
@@ -93,7 +102,8 @@ function byVersionDescending(a: ChartVersionEntry, b: ChartVersionEntry): number
 /**
  * Reads an index.yaml: it must be a mapping with an apiVersion and a mapping of entries, each
  * a list of chart versions with a name, a SemVer version and URLs. Invalid versions are left out
- * (Helm skips them too); the rest are sorted, names ascending and versions highest first.
+ * (Helm skips them too); the rest are sorted, names ascending and versions highest first, and
+ * each entry's fields by name.
  */
 export function normaliseIndex(text: string, maxBytes: number): NormalisedIndex {
   const doc = parseUntrustedYaml(text, 'index.yaml', maxBytes);
@@ -125,7 +135,14 @@ export function normaliseIndex(text: string, maxBytes: number): NormalisedIndex 
       if (raw.digest !== undefined && typeof raw.digest !== 'string') {
         throw new InvalidIndexError(`${where} digest is not a string`);
       }
-      versions.push({ ...raw, name: typeof raw.name === 'string' ? raw.name : name, version, urls });
+      versions.push(
+        sortedKeys({
+          ...raw,
+          name: typeof raw.name === 'string' ? raw.name : name,
+          version,
+          urls,
+        }) as ChartVersionEntry,
+      );
     }
     versions.sort(byVersionDescending);
     entries[name] = versions;
