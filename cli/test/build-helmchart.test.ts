@@ -164,6 +164,24 @@ describe('mooring build helmchart prints what helm template prints', { skip: mis
     assert.match(message, /must is required/);
     assert.equal(r.stderr, `✗ helm template of ${FEATURES} failed: ${message}\n`);
   });
+
+  it("a values.schema.json violation exits 1 with Helm's whole message, kept over its lines", async () => {
+    const chart = join(TESTDATA, 'helm-testcharts/chart-with-schema');
+    const values = join(chart, 'extra-values.yaml');
+    const [expected, r] = await Promise.all([
+      helm(['template', chart, '-f', values]),
+      mooring(['build', 'helmchart', chart, '-f', values]),
+    ]);
+    assert.notEqual(expected.code, 0);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(r.stdout, '');
+    const prefix = `✗ helm template of ${chart} failed: `;
+    assert.ok(r.stderr.startsWith(prefix), r.stderr);
+    const message = r.stderr.slice(prefix.length).replace(/\n$/, '');
+    assert.match(message, /^values don't meet the specifications of the schema/);
+    assert.match(message, /minimum: got -5, want 0/);
+    assert.ok(expected.stderr.startsWith(`Error: ${message}`), expected.stderr);
+  });
 });
 
 describe('mooring build helmchart usage errors exit 2', () => {
