@@ -264,8 +264,7 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
   if (!fs.isDir(dir)) throw new KustomizeError(`path ${JSON.stringify(path)} is not a directory`);
   const k = loadRoot(ctx, dir, options);
   ctx.recordTransformers = (k.buildMetadata ?? []).includes('transformerAnnotations');
-  if (k.kind === 'Component')
-    throw new KustomizeError(`expected kind != 'Component' for path '${dir || '.'}'`);
+  // A Component built directly runs as a kustomization would (kustomize refuses one only as a resource).
   const ra: Resource[] = [];
   const acc = emptyAccumulated();
   accumulateTarget(ctx, dir, k, ra, [dir], acc);

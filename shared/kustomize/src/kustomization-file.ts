@@ -308,7 +308,7 @@ export function findKustomizationFile(fs: ConfinedFs, dir: string): string | und
 /** Parses and validates a kustomization file's text the way kustomize 5.8 does (unknown fields are errors). */
 export function parseKustomization(text: string, fileName: string): Kustomization {
   // sigs.k8s.io/yaml reads kustomization files as YAML 1.1: an unquoted `y` or `on` is a boolean.
-  const docs = parseYamlDocuments(text, fileName, undefined, false, 'yaml-1.1');
+  const docs = parseYamlDocuments(text, fileName, undefined, false, 'yaml-1.1', false);
   if (docs.length > 1) throw new KustomizeError(`${fileName} holds more than one YAML document`);
   const raw = docs[0];
   if (raw === null || raw === undefined) throw new KustomizeError(`kustomization.yaml is empty`);

@@ -222,6 +222,8 @@ export function parseYamlDocuments(
   annotationText = false,
   /** `yaml-1.1` reads `y`, `on`, `no` … as booleans, as sigs.k8s.io/yaml does for kustomization files. */
   schema: 'core' | 'yaml-1.1' = 'core',
+  /** false for kustomization files: kustomize reads them with sigs.k8s.io/yaml, where a repeated key's last value wins. */
+  uniqueKeys = true,
 ): JsonValue[] {
   // A cheap pre-check: the parser recurses on nesting, so refuse absurd flow nesting before parsing.
   let run = 0;
@@ -242,7 +244,7 @@ export function parseYamlDocuments(
     return new YamlSyntaxError(source, at?.line, at?.col, reason);
   };
   try {
-    const options = { ...parseOptions(limits, schema), lineCounter: lines };
+    const options = { ...parseOptions(limits, schema), uniqueKeys, lineCounter: lines };
     const bigInts = mayHoldBigInts(text);
     for (const doc of parseAllDocuments(text, options)) {
       const error = doc.errors[0];

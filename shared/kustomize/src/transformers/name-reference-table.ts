@@ -168,4 +168,14 @@ export const NAME_REFERENCE_TABLE: NameBackReference[] = [
     target: { kind: 'IngressClass', version: 'v1', group: 'networking.k8s.io/v1' },
     referrers: [{ path: 'spec/ingressClassName', kind: 'Ingress' }],
   },
+  {
+    target: { kind: 'ValidatingAdmissionPolicy', group: 'admissionregistration.k8s.io' },
+    referrers: [
+      {
+        path: 'spec/policyName',
+        kind: 'ValidatingAdmissionPolicyBinding',
+        group: 'admissionregistration.k8s.io',
+      },
+    ],
+  },
 ];

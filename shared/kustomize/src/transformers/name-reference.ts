@@ -217,10 +217,15 @@ class ReferenceFixer {
     list = list.filter(this.sameNamespaceAsReferrer());
     if (list.length === 1) return list[0];
     const mine = nameAffixes(this.referrer);
-    list = list.filter((r) => {
+    // PrefixesSuffixesEquals: first letting an empty list on either side match anything, then strictly.
+    const affixesMatch = (allowEmpty: boolean) => (r: Resource) => {
       const theirs = nameAffixes(r);
-      return sameEnding(mine.prefixes, theirs.prefixes) && sameEnding(mine.suffixes, theirs.suffixes);
-    });
+      const same = (a: string[], b: string[]): boolean =>
+        (allowEmpty && (a.length === 0 || b.length === 0)) || sameEnding(a, b);
+      return same(mine.prefixes, theirs.prefixes) && same(mine.suffixes, theirs.suffixes);
+    };
+    list = list.filter(affixesMatch(true));
+    if (list.length > 1) list = list.filter(affixesMatch(false));
     if (list.length <= 1) return list[0];
     if (identical(list)) return list[0];
     const ids = list.map((r) => formatId(this.index.id(r))).join(', ');

@@ -41,7 +41,9 @@ export function setNamespace(resources: Resource[], namespace: string, options: 
     if (!idIsClusterScoped(id)) {
       walkFieldSpec(object, { path: 'metadata/namespace', create: true }, setter, 'scalar');
     }
-    let own = specs;
+    // removeUnneededMetaFieldSpecs: metadata/name specs apply only to an object of apiVersion v1, so a
+    // custom kind named Namespace in another group keeps its name.
+    let own = object.apiVersion === 'v1' ? specs : specs.filter((s) => s.path !== 'metadata/name');
     if (id.kind === 'RoleBinding' || id.kind === 'ClusterRoleBinding') {
       // Binding subjects have their own rule below, whatever the field specs say.
       own = specs.filter((s) => !(isBindingKind(s.kind) && s.path.startsWith('subjects')));

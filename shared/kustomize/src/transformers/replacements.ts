@@ -145,6 +145,8 @@ function applyTarget(resources: Resource[], value: JsonValue, target: Replacemen
   const fieldPaths =
     target.fieldPaths && target.fieldPaths.length > 0 ? target.fieldPaths : [DEFAULT_FIELD_PATH];
   const rejects = target.reject ?? [];
+  const selectMatcher = idMatcher(select);
+  const rejectMatchers = rejects.filter(hasResId).map(idMatcher);
   for (const resource of resources) {
     if (!labelsMatch(resource, select)) continue;
     const rejectedByLabels = rejects.some(
@@ -153,10 +155,32 @@ function applyTarget(resources: Resource[], value: JsonValue, target: Replacemen
     if (rejectedByLabels) continue;
     const ids = idsOf(resource);
     // A reject matching any identity the resource ever had rules it out.
-    if (rejects.some((r) => hasResId(r) && ids.some((id) => isSelectedBy(id, r)))) continue;
-    const hit = ids.some((id) => isSelectedBy(id, select));
+    if (rejectMatchers.some((r) => ids.some(r))) continue;
+    const hit = ids.some(selectMatcher);
     if (hit) copyToTarget(resource.object, value, fieldPaths, target.options);
   }
+}
+
+/**
+ * kustomize's TargetSelectorRegex: a target's select and reject fields are anchored regular
+ * expressions over group, version, kind, name and the namespace as written (empty matches anything).
+ */
+function idMatcher(selector: ReplacementSelector): (id: ResId) => boolean {
+  const fields = ['group', 'version', 'kind', 'name', 'namespace'] as const;
+  const tests = fields.flatMap((field) => {
+    const pattern = selector[field];
+    if (!pattern) return [];
+    let re: RegExp;
+    try {
+      re = new RegExp(`^(?:${pattern})$`);
+    } catch {
+      throw new KustomizeError(
+        `error creating target selector: error parsing regexp: invalid ${field} ${JSON.stringify(pattern)}`,
+      );
+    }
+    return [(id: ResId) => re.test(id[field])];
+  });
+  return (id) => tests.every((t) => t(id));
 }
 
 function hasResId(selector: ReplacementSelector): boolean {
