@@ -2,11 +2,12 @@
 // directories and packaged charts, Helm's own message on a refusal, exit 2 on a usage error.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
 import { mooring } from './run-cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -181,6 +182,64 @@ describe('mooring build helmchart prints what helm template prints', { skip: mis
     assert.match(message, /^values don't meet the specifications of the schema/);
     assert.match(message, /minimum: got -5, want 0/);
     assert.ok(expected.stderr.startsWith(`Error: ${message}`), expected.stderr);
+  });
+});
+
+/** A gzipped ustar archive of regular files, names as given (no checks: the point is hostile names). */
+function tarGz(files: Record<string, string>): Buffer {
+  const blocks: Buffer[] = [];
+  for (const [name, text] of Object.entries(files)) {
+    const body = Buffer.from(text);
+    const header = Buffer.alloc(512);
+    header.write(name, 0, 100);
+    header.write('0000644\0', 100);
+    header.write('0000000\0', 108);
+    header.write('0000000\0', 116);
+    header.write(`${body.length.toString(8).padStart(11, '0')}\0`, 124);
+    header.write('00000000000\0', 136);
+    header.write('        ', 148);
+    header.write('0', 156);
+    header.write('ustar\0', 257);
+    header.write('00', 263);
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+    blocks.push(header, body, Buffer.alloc((512 - (body.length % 512)) % 512));
+  }
+  return gzipSync(Buffer.concat([...blocks, Buffer.alloc(1024)]));
+}
+
+describe('mooring build helmchart refuses a file that is no packaged chart, exit 1', () => {
+  it('an entry that climbs out, two top-level entries, a file that is not gzip', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mooring-build-helmchart-bad-'));
+    try {
+      mkdirSync(join(dir, 'in'));
+      const chart = 'apiVersion: v2\nname: c\nversion: 0.1.0\n';
+      const climbs = join(dir, 'in/climbs.tgz');
+      writeFileSync(climbs, tarGz({ 'c/Chart.yaml': chart, '../outside.yaml': 'x: 1\n' }));
+      const two = join(dir, 'in/two.tgz');
+      writeFileSync(two, tarGz({ 'a/Chart.yaml': chart, 'b/Chart.yaml': chart }));
+      const plain = join(dir, 'in/plain.tgz');
+      writeFileSync(plain, 'apiVersion: v2\n');
+      const [r1, r2, r3] = await Promise.all([
+        mooring(['build', 'helmchart', climbs]),
+        mooring(['build', 'helmchart', two]),
+        mooring(['build', 'helmchart', plain]),
+      ]);
+      for (const r of [r1, r2, r3]) {
+        assert.equal(r.code, 1, r.stderr);
+        assert.equal(r.stdout, '');
+      }
+      assert.match(r1.stderr, /^✗ .*climbs\.tgz is not a packaged chart \(\.tgz\): .*\.\./);
+      assert.ok(!existsSync(join(dir, 'outside.yaml')));
+      assert.match(
+        r2.stderr,
+        /^✗ .*two\.tgz is not a packaged chart: it should hold one folder with the chart, it holds a, b\.\n$/,
+      );
+      assert.match(r3.stderr, /^✗ .*plain\.tgz is not a packaged chart \(\.tgz\): /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
