@@ -111,6 +111,22 @@ export const RESOURCES: readonly ResourceDef[] = [
     namespaced: true,
     statusSubresource: true,
   },
+  {
+    group: 'source.mooring.dev',
+    version: 'v1',
+    kind: 'HelmRepository',
+    plural: 'helmrepositories',
+    namespaced: true,
+    statusSubresource: true,
+  },
+  {
+    group: 'source.mooring.dev',
+    version: 'v1',
+    kind: 'HelmChart',
+    plural: 'helmcharts',
+    namespaced: true,
+    statusSubresource: true,
+  },
 ];
 
 export const apiVersionOf = (r: ResourceDef) => (r.group ? `${r.group}/${r.version}` : r.version);
