@@ -56,11 +56,46 @@ function authHeader(auth: HelmAuth | undefined): Record<string, string> {
   return {};
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+const MAX_REDIRECTS = 10;
+
+class Redirect {
+  readonly location: string;
+  constructor(location: string) {
+    this.location = location;
+  }
+}
+
 /**
- * GETs `url` into memory, at most `maxBytes`, following no redirects (a redirect to another host
- * would carry the credentials along); a status other than 200 is an HttpStatusError.
+ * GETs `url` into memory, at most `maxBytes`; a status other than 200 is an HttpStatusError.
+ * Redirects are followed (chart URLs often point at release downloads that redirect to a CDN), at
+ * most 10, to http(s) only; the credentials go along only while the host stays the one first asked,
+ * unless `passCredentials`.
  */
-export function httpGet(url: URL, options: HttpGetOptions): Promise<Buffer> {
+export async function httpGet(
+  url: URL,
+  options: HttpGetOptions & { passCredentials?: boolean },
+): Promise<Buffer> {
+  let current = url;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const auth = options.passCredentials || current.host === url.host ? options.auth : undefined;
+    const got = await getOnce(current, { ...options, auth });
+    if (!(got instanceof Redirect)) return got;
+    const next = URL.parse(got.location, current.href);
+    if (!next || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+      throw new Error(
+        `GET ${redact(current)} for ${options.what} redirects to a location that is not http(s)`,
+      );
+    }
+    if (current.protocol === 'https:' && next.protocol === 'http:') {
+      throw new Error(`GET ${redact(current)} for ${options.what} redirects from https to plain http`);
+    }
+    current = next;
+  }
+  throw new Error(`GET ${redact(url)} for ${options.what}: more than ${MAX_REDIRECTS} redirects`);
+}
+
+function getOnce(url: URL, options: HttpGetOptions): Promise<Buffer | Redirect> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === 'https:';
     const requestOptions: https.RequestOptions = {
@@ -75,6 +110,12 @@ export function httpGet(url: URL, options: HttpGetOptions): Promise<Buffer> {
     }
     const req = (secure ? https : http).request(url, requestOptions, (res) => {
       const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (REDIRECTS.has(status) && location) {
+        res.resume();
+        resolve(new Redirect(location));
+        return;
+      }
       if (status !== 200) {
         res.resume();
         reject(

@@ -36,6 +36,7 @@ async function pullChart(run: HelmChartRun): Promise<string> {
   try {
     body = await httpGet(download.url, {
       auth: download.withCredentials ? run.credentials?.auth : undefined,
+      passCredentials: repository.spec.passCredentials ?? false,
       tls: run.credentials?.tls,
       maxBytes: deps.limits.maxChartBytes,
       signal: deadlineSignal(run.timeoutMs, run.ctx.signal),

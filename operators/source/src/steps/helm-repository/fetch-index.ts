@@ -35,6 +35,7 @@ export async function fetchIndex(run: HelmRepositoryRun): Promise<undefined> {
   try {
     const body = await httpGet(indexUrlOf(url), {
       auth: credentials?.auth,
+      passCredentials: run.obj.spec.passCredentials ?? false,
       tls: credentials?.tls,
       maxBytes: run.deps.maxIndexBytes,
       signal: deadlineSignal(run.timeoutMs, run.ctx.signal),
