@@ -10,7 +10,13 @@ import { defaultYamlLimits, isRemote, parseResources, type YamlLimits } from './
 import { legacySort } from './order.ts';
 import { effectiveNamespace, formatId, idOf } from './res-id.ts';
 import type { JsonObject, Resource } from './resource.ts';
-import { loadTransformerConfig, runTransformers } from './run-transformers.ts';
+import {
+  loadTransformerConfig,
+  type PluginConfig,
+  runConfiguredGenerators,
+  runConfiguredTransformers,
+  runTransformers,
+} from './run-transformers.ts';
 import { emptyConfig, mergeConfig, type TransformerConfig } from './transformers/config.ts';
 import { fixNameReferences } from './transformers/name-reference.ts';
 import { mergeVarSet, mergeVars, resolveVars, type Var } from './transformers/vars.ts';
@@ -54,6 +60,8 @@ interface Context {
   rootOnly: boolean;
   /** The top kustomization asks for transformer annotations (kustomize passes its buildMetadata down). */
   recordTransformers: boolean;
+  /** The top kustomization asks for origin annotations. */
+  recordOrigins: boolean;
 }
 
 const managedByLabel = 'app.kubernetes.io/managed-by';
@@ -194,6 +202,8 @@ function accumulateTarget(
   for (const entry of k.resources) accumulateResource(ctx, dir, entry, ra, chain, seen, k, acc);
   acc.config = mergeConfig(acc.config, loadTransformerConfig(ctx.fs, dir, k, ctx.rootOnly));
   runGenerators(ctx.fs, dir, k, ra, ctx.rootOnly);
+  const generators = loadPluginConfigs(ctx, dir, k, k.generators ?? [], chain);
+  runConfiguredGenerators(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, generators, ctx.recordOrigins);
   for (const entry of k.components ?? []) {
     if (isRemote(entry)) throw new KustomizeError(`${entry}: remote components are not supported`);
     const rel = join(dir, entry);
@@ -208,11 +218,69 @@ function accumulateTarget(
   const recording = ctx.recordTransformers
     ? { configuredIn: posix.relative(ctx.root, k.fileName) }
     : undefined;
+  // kustomize configures the builtin fields' transformers and then the listed ones, and runs them in that order.
+  const transformers = loadPluginConfigs(ctx, dir, k, k.transformers ?? [], chain).map((c) => ({
+    ...c,
+    configuredIn: posix.relative(ctx.root, c.configuredIn),
+  }));
   runTransformers(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, recording, acc.config);
+  runConfiguredTransformers(
+    ctx.fs,
+    dir,
+    k,
+    ra,
+    ctx.limits,
+    ctx.rootOnly,
+    transformers,
+    ctx.recordTransformers,
+  );
   if (ra.length > ctx.limits.maxResources) {
     throw new KustomizeError(`the build has more than ${ctx.limits.maxResources} resources`);
   }
   mergeVars(ra, acc.vars, k.vars ?? []);
+}
+
+/**
+ * The config objects of a `generators:` or `transformers:` list, as kustomize's configureExternal*
+ * reads them: an entry that parses as resources is inline YAML, anything else a file or a
+ * kustomization directory, built like a `resources:` entry (so a base may transform its configs).
+ */
+function loadPluginConfigs(
+  ctx: Context,
+  dir: string,
+  k: Kustomization,
+  entries: string[],
+  chain: string[],
+): PluginConfig[] {
+  const inline: Resource[] = [];
+  const seen = new Set<string>();
+  const paths: string[] = [];
+  for (const entry of entries) {
+    let objects: JsonObject[] | undefined;
+    try {
+      objects = parseResources(entry, k.fileName, ctx.limits);
+    } catch {
+      objects = undefined;
+    }
+    if (objects === undefined || objects.length === 0) {
+      paths.push(entry);
+      continue;
+    }
+    append(
+      inline,
+      objects.map((object): Resource => ({ object, previousIds: [], origin: { path: k.fileName } })),
+      seen,
+    );
+  }
+  const loaded: Resource[] = [];
+  for (const entry of paths) {
+    accumulateResource(ctx, dir, entry, loaded, chain, seen, k, emptyAccumulated());
+  }
+  // accumulateResource notes origins relative to the build root; configuredIn is relative to the fs root.
+  return [
+    ...inline.map((r) => ({ object: r.object, configuredIn: k.fileName })),
+    ...loaded.map((r) => ({ object: r.object, configuredIn: posix.join(ctx.root, r.origin?.path ?? '') })),
+  ];
 }
 
 /** Appends the 10-character content hash to generated ConfigMap and Secret names (kustomize's HashTransformer). */
@@ -260,10 +328,12 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
     root: dir,
     rootOnly: (options.loadRestrictions ?? 'rootOnly') === 'rootOnly',
     recordTransformers: false,
+    recordOrigins: false,
   };
   if (!fs.isDir(dir)) throw new KustomizeError(`path ${JSON.stringify(path)} is not a directory`);
   const k = loadRoot(ctx, dir, options);
   ctx.recordTransformers = (k.buildMetadata ?? []).includes('transformerAnnotations');
+  ctx.recordOrigins = (k.buildMetadata ?? []).includes('originAnnotations');
   // A Component built directly runs as a kustomization would (kustomize refuses one only as a resource).
   const ra: Resource[] = [];
   const acc = emptyAccumulated();
@@ -301,7 +371,9 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
         [transformationsAnnotation]: r.transformations
           .map(
             (t) =>
-              `- configuredIn: ${t.configuredIn}\n  configuredBy:\n    apiVersion: builtin\n    kind: ${t.configuredBy}\n`,
+              `- configuredIn: ${t.configuredIn}\n  configuredBy:\n    apiVersion: builtin\n    kind: ${t.configuredBy}\n` +
+              (t.name !== undefined ? `    name: ${t.name}\n` : '') +
+              (t.namespace !== undefined ? `    namespace: ${t.namespace}\n` : ''),
           )
           .join(''),
       };
@@ -335,7 +407,11 @@ function stringifyAnnotations(metadata: JsonObject): void {
 function originText(root: string, origin: NonNullable<Resource['origin']>): string {
   if (origin.configuredIn !== undefined) {
     const configuredIn = posix.relative(root, origin.configuredIn);
-    return `configuredIn: ${configuredIn}\nconfiguredBy:\n  apiVersion: builtin\n  kind: ${origin.configuredBy ?? ''}\n`;
+    return (
+      `configuredIn: ${configuredIn}\nconfiguredBy:\n  apiVersion: builtin\n  kind: ${origin.configuredBy ?? ''}\n` +
+      (origin.configuredByName !== undefined ? `  name: ${origin.configuredByName}\n` : '') +
+      (origin.configuredByNamespace !== undefined ? `  namespace: ${origin.configuredByNamespace}\n` : '')
+    );
   }
   return `path: ${origin.path}\n`;
 }

@@ -102,6 +102,10 @@ export interface Kustomization {
   vars?: Var[];
   /** Transformer configuration files (`configurations:`). */
   configurations?: string[];
+  /** Builtin generator config objects: inline YAML, files or kustomization directories. */
+  generators?: string[];
+  /** Builtin transformer config objects: inline YAML, files or kustomization directories. */
+  transformers?: string[];
 }
 
 export const kustomizationVersion = 'kustomize.config.k8s.io/v1beta1';
@@ -112,8 +116,6 @@ const refused: Record<string, string> = {
   helmCharts: 'Helm charts are not supported',
   helmGlobals: 'Helm charts are not supported',
   helmChartInflationGenerator: 'Helm charts are not supported',
-  generators: 'generator plugins are not supported',
-  transformers: 'transformer plugins are not supported',
   validators: 'validator plugins are not supported',
   crds: 'the crds field is not supported; use openapi',
 };
@@ -246,6 +248,8 @@ const topLevel: Record<string, Checker> = {
   generatorOptions,
   buildMetadata: list(str),
   configurations: list(str),
+  generators: list(str),
+  transformers: list(str),
   vars: list(anyObject),
 };
 

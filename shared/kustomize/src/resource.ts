@@ -26,9 +26,18 @@ export interface Resource {
     configuredIn?: string;
     /** The builtin that made it, e.g. `ConfigMapGenerator` (with configuredIn). */
     configuredBy?: string;
+    /** The config object's metadata.name and namespace, for a generator listed under `generators:`. */
+    configuredByName?: string;
+    configuredByNamespace?: string;
   };
   /** Builtin transformers that ran over it, for `buildMetadata: [transformerAnnotations]`. */
-  transformations?: { configuredIn: string; configuredBy: string }[];
+  transformations?: {
+    configuredIn: string;
+    configuredBy: string;
+    /** The config object's metadata, for a transformer listed under `transformers:`. */
+    name?: string;
+    namespace?: string;
+  }[];
   /** Names of the `vars:` that take their value from this resource (kustomize's refVarNames). */
   refVarNames?: string[];
   /** Present on ConfigMaps and Secrets made by a generator. */

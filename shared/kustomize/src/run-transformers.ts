@@ -3,6 +3,12 @@ import { fileInDir } from './confined-fs.ts';
 import { KustomizeError } from './errors.ts';
 import type { Kustomization, Selector } from './kustomization-file.ts';
 import { parseYamlDocuments, type YamlLimits } from './load-resources.ts';
+import {
+  type PluginEnv,
+  pluginIdentity,
+  runConfiguredGenerator,
+  runConfiguredTransformer,
+} from './plugins.ts';
 import type { JsonObject, JsonValue, Resource } from './resource.ts';
 import { addAnnotations } from './transformers/annotations.ts';
 import {
@@ -209,5 +215,77 @@ export function runTransformers(
   if (rs.length > 0) {
     applyReplacements(ra, rs);
     ran('ReplacementTransformer');
+  }
+}
+
+/** A config object from `generators:`/`transformers:`, with the file kustomize says configured it. */
+export interface PluginConfig {
+  object: JsonObject;
+  /** Relative to the fs root: the config's file, or the kustomization file for an inline one. */
+  configuredIn: string;
+}
+
+function pluginEnv(
+  fs: ConfinedFs,
+  dir: string,
+  k: Kustomization,
+  limits: YamlLimits,
+  rootOnly: boolean,
+): PluginEnv {
+  const w: Where = { fs, dir, rootOnly };
+  const openapi = loadOpenApi(w, k, limits);
+  const env: PluginEnv = {
+    fs,
+    dir,
+    rootOnly,
+    limits,
+    readReplacements: (entries) => replacements(w, { ...k, replacements: entries }, limits),
+  };
+  if (openapi !== undefined) env.openapi = openapi;
+  return env;
+}
+
+/** Runs the builtin generators configured under `generators:`, in order (after the generator fields). */
+export function runConfiguredGenerators(
+  fs: ConfinedFs,
+  dir: string,
+  k: Kustomization,
+  ra: Resource[],
+  limits: YamlLimits,
+  rootOnly: boolean,
+  configs: PluginConfig[],
+  origins: boolean,
+): void {
+  if (configs.length === 0) return;
+  const env = pluginEnv(fs, dir, k, limits, rootOnly);
+  for (const c of configs) runConfiguredGenerator(env, c.object, ra, origins ? c.configuredIn : undefined);
+}
+
+/** Runs the builtin transformers configured under `transformers:`, in order (after the builtin fields). */
+export function runConfiguredTransformers(
+  fs: ConfinedFs,
+  dir: string,
+  k: Kustomization,
+  ra: Resource[],
+  limits: YamlLimits,
+  rootOnly: boolean,
+  configs: PluginConfig[],
+  recording: boolean,
+): void {
+  if (configs.length === 0) return;
+  const env = pluginEnv(fs, dir, k, limits, rootOnly);
+  for (const c of configs) {
+    runConfiguredTransformer(env, c.object, ra);
+    if (!recording) continue;
+    const id = pluginIdentity(c.object);
+    for (const r of ra) {
+      r.transformations ??= [];
+      r.transformations.push({
+        configuredIn: c.configuredIn,
+        configuredBy: id.kind,
+        ...(id.name !== undefined ? { name: id.name } : {}),
+        ...(id.namespace !== undefined ? { namespace: id.namespace } : {}),
+      });
+    }
   }
 }

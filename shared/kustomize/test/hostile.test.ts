@@ -209,9 +209,26 @@ describe('hostile kustomizations are refused', () => {
     const { root } = sandbox({
       'helm/kustomization.yaml': 'helmCharts:\n- name: x\n  repo: https://example.com\n',
       'plugin/kustomization.yaml': 'generators: [gen.yaml]\n',
+      'plugin/gen.yaml': 'apiVersion: someteam.example.com/v1\nkind: ChartInflator\nmetadata:\n  name: x\n',
+      'fn/kustomization.yaml':
+        'transformers:\n- |-\n  apiVersion: example.com/v1\n  kind: Fn\n  metadata:\n    name: x\n    annotations:\n      config.kubernetes.io/function: |\n        exec: {path: /bin/sh}\n',
+      'missing/kustomization.yaml': 'generators: [gen.yaml]\n',
+      'escape/kustomization.yaml': 'transformers: [../../outside/secret.yaml]\n',
+      'helm-gen/kustomization.yaml':
+        'generators:\n- |-\n  apiVersion: builtin\n  kind: HelmChartInflationGenerator\n  metadata:\n    name: x\n',
     });
     await refused(root, /Helm charts are not supported/, undefined, 'helm');
-    await refused(root, /generator plugins are not supported/, undefined, 'plugin');
+    // Only builtin generators and transformers run: exec and Go plugins and KRM functions are refused.
+    await refused(
+      root,
+      /external plugins disabled; unable to load external plugin 'ChartInflator'/,
+      undefined,
+      'plugin',
+    );
+    await refused(root, /external plugins disabled; unable to load external plugin 'Fn'/, undefined, 'fn');
+    await refused(root, /does not exist/, undefined, 'missing');
+    await refused(root, /leaves the root directory|outside/, undefined, 'escape');
+    await refused(root, /unable to load builtin/, undefined, 'helm-gen');
   });
 
   it('a configurations file outside the root', { timeout }, async () => {
