@@ -12,10 +12,12 @@ import { effectiveNamespace, formatId, idOf } from './res-id.ts';
 import type { JsonObject, Resource } from './resource.ts';
 import {
   loadTransformerConfig,
+  type OpenApiSchema,
   type PluginConfig,
   runConfiguredGenerators,
   runConfiguredTransformers,
   runTransformers,
+  setOpenApiSchema,
 } from './run-transformers.ts';
 import { emptyConfig, mergeConfig, type TransformerConfig } from './transformers/config.ts';
 import { fixNameReferences } from './transformers/name-reference.ts';
@@ -62,6 +64,8 @@ interface Context {
   recordTransformers: boolean;
   /** The top kustomization asks for origin annotations. */
   recordOrigins: boolean;
+  /** The OpenAPI schema of the whole build, as kyaml's global one. */
+  schema: OpenApiSchema;
 }
 
 const managedByLabel = 'app.kubernetes.io/managed-by';
@@ -145,6 +149,7 @@ function accumulateResource(
     return;
   }
   const k = inheritNamespace(loadTarget(ctx, rel), parent);
+  setOpenApiSchema(ctx.schema, ctx.fs, rel, k, ctx.limits, ctx.rootOnly, false);
   if (k.kind === 'Component') {
     throw new KustomizeError(`expected kind != 'Component' for path '${rel}'`);
   }
@@ -203,12 +208,23 @@ function accumulateTarget(
   acc.config = mergeConfig(acc.config, loadTransformerConfig(ctx.fs, dir, k, ctx.rootOnly));
   runGenerators(ctx.fs, dir, k, ra, ctx.rootOnly);
   const generators = loadPluginConfigs(ctx, dir, k, k.generators ?? [], chain);
-  runConfiguredGenerators(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, generators, ctx.recordOrigins);
+  runConfiguredGenerators(
+    ctx.fs,
+    dir,
+    k,
+    ra,
+    ctx.limits,
+    ctx.rootOnly,
+    generators,
+    ctx.recordOrigins,
+    ctx.schema,
+  );
   for (const entry of k.components ?? []) {
     if (isRemote(entry)) throw new KustomizeError(`${entry}: remote components are not supported`);
     const rel = join(dir, entry);
     const next = enter(ctx, chain, rel);
     const component = inheritNamespace(loadTarget(ctx, rel), k);
+    setOpenApiSchema(ctx.schema, ctx.fs, rel, component, ctx.limits, ctx.rootOnly, false);
     if (component.kind !== 'Component') {
       throw new KustomizeError(`expected kind 'Component' for path '${rel}' but got '${component.kind}'`);
     }
@@ -223,7 +239,7 @@ function accumulateTarget(
     ...c,
     configuredIn: posix.relative(ctx.root, c.configuredIn),
   }));
-  runTransformers(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, recording, acc.config);
+  runTransformers(ctx.fs, dir, k, ra, ctx.limits, ctx.rootOnly, recording, acc.config, ctx.schema);
   runConfiguredTransformers(
     ctx.fs,
     dir,
@@ -233,6 +249,7 @@ function accumulateTarget(
     ctx.rootOnly,
     transformers,
     ctx.recordTransformers,
+    ctx.schema,
   );
   if (ra.length > ctx.limits.maxResources) {
     throw new KustomizeError(`the build has more than ${ctx.limits.maxResources} resources`);
@@ -329,11 +346,13 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
     rootOnly: (options.loadRestrictions ?? 'rootOnly') === 'rootOnly',
     recordTransformers: false,
     recordOrigins: false,
+    schema: { set: false },
   };
   if (!fs.isDir(dir)) throw new KustomizeError(`path ${JSON.stringify(path)} is not a directory`);
   const k = loadRoot(ctx, dir, options);
   ctx.recordTransformers = (k.buildMetadata ?? []).includes('transformerAnnotations');
   ctx.recordOrigins = (k.buildMetadata ?? []).includes('originAnnotations');
+  setOpenApiSchema(ctx.schema, fs, dir, k, ctx.limits, ctx.rootOnly, true);
   // A Component built directly runs as a kustomization would (kustomize refuses one only as a resource).
   const ra: Resource[] = [];
   const acc = emptyAccumulated();

@@ -37,6 +37,46 @@ const fileIn = (w: Where, path: string): string => fileInDir(w.dir, path, w.root
 
 const readText = (w: Where, path: string): string => w.fs.readFile(fileIn(w, path)).toString('utf8');
 
+/** The OpenAPI schema a build uses: once set, later kustomizations' `openapi:` fields are ignored. */
+export interface OpenApiSchema {
+  set: boolean;
+  document?: JsonObject;
+}
+
+/**
+ * kyaml's SetSchema: the root kustomization always sets the schema (reset), a base or component
+ * only while none is set. `version` names a builtin schema (only v1.21.2, the default), `path` a
+ * custom one; both at once is an error.
+ */
+export function setOpenApiSchema(
+  schema: OpenApiSchema,
+  fs: ConfinedFs,
+  dir: string,
+  k: Kustomization,
+  limits: YamlLimits,
+  rootOnly: boolean,
+  reset: boolean,
+): void {
+  if (schema.set && !reset) return;
+  const field = k.openapi ?? {};
+  const versionProvided = Object.hasOwn(field, 'version');
+  if (field.path !== undefined) {
+    if (versionProvided)
+      throw new KustomizeError('builtin version and custom schema provided, cannot use both');
+    const document = loadOpenApi({ fs, dir, rootOnly }, k, limits);
+    schema.set = true;
+    if (document !== undefined) schema.document = document;
+    else delete schema.document;
+    return;
+  }
+  delete schema.document;
+  const version = field.version ?? '';
+  schema.set = version !== '';
+  if (version !== '' && version !== 'v1.21.2') {
+    throw new KustomizeError('the specified OpenAPI version is not built in');
+  }
+}
+
 /** The kustomization's `openapi: {path: …}` document, parsed, for merge keys of custom resources. */
 export function loadOpenApi(w: Where, k: Kustomization, limits: YamlLimits): JsonObject | undefined {
   const path = k.openapi?.path;
@@ -146,9 +186,11 @@ export function runTransformers(
   rootOnly = true,
   recording?: TransformerRecording,
   config: TransformerConfig = defaultConfig(),
+  /** The build's schema (kustomize's is global, set by the first kustomization naming one); else k's own. */
+  schema?: OpenApiSchema,
 ): void {
   const w: Where = { fs, dir, rootOnly };
-  const openapi = loadOpenApi(w, k, limits);
+  const openapi = schema ? schema.document : loadOpenApi(w, k, limits);
   const context = openapi === undefined ? { yamlLimits: limits } : { openapi, yamlLimits: limits };
   const { smp, patches, json6902 } = patchInputs(w, k);
   // kustomize notes every builtin transformer instance on every resource after it ran.
@@ -231,9 +273,10 @@ function pluginEnv(
   k: Kustomization,
   limits: YamlLimits,
   rootOnly: boolean,
+  schema?: OpenApiSchema,
 ): PluginEnv {
   const w: Where = { fs, dir, rootOnly };
-  const openapi = loadOpenApi(w, k, limits);
+  const openapi = schema ? schema.document : loadOpenApi(w, k, limits);
   const env: PluginEnv = {
     fs,
     dir,
@@ -255,9 +298,10 @@ export function runConfiguredGenerators(
   rootOnly: boolean,
   configs: PluginConfig[],
   origins: boolean,
+  schema?: OpenApiSchema,
 ): void {
   if (configs.length === 0) return;
-  const env = pluginEnv(fs, dir, k, limits, rootOnly);
+  const env = pluginEnv(fs, dir, k, limits, rootOnly, schema);
   for (const c of configs) runConfiguredGenerator(env, c.object, ra, origins ? c.configuredIn : undefined);
 }
 
@@ -271,9 +315,10 @@ export function runConfiguredTransformers(
   rootOnly: boolean,
   configs: PluginConfig[],
   recording: boolean,
+  schema?: OpenApiSchema,
 ): void {
   if (configs.length === 0) return;
-  const env = pluginEnv(fs, dir, k, limits, rootOnly);
+  const env = pluginEnv(fs, dir, k, limits, rootOnly, schema);
   for (const c of configs) {
     runConfiguredTransformer(env, c.object, ra);
     if (!recording) continue;
