@@ -104,9 +104,16 @@ class ReferralIndex {
     const bindingNamespaces = new Set<string>();
     if (referrerId.kind === 'RoleBinding' && Array.isArray(referrer.object.subjects)) {
       for (const subject of referrer.object.subjects) {
-        if (isObject(subject) && subject.kind === 'ServiceAccount' && typeof subject.namespace === 'string') {
-          bindingNamespaces.add(subject.namespace);
+        if (!isObject(subject) || subject.kind !== 'ServiceAccount' || !Object.hasOwn(subject, 'namespace')) {
+          continue;
         }
+        // kustomize's getNamespacesForRoleBinding: a ServiceAccount subject's namespace, when present, must be a string.
+        if (typeof subject.namespace !== 'string') {
+          throw new KustomizeError(
+            `Invalid Input: namespace is blank for resource ${JSON.stringify(formatId(referrerId))}`,
+          );
+        }
+        bindingNamespaces.add(subject.namespace);
       }
     }
     return (r) => {
