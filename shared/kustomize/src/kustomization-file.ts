@@ -102,6 +102,8 @@ export interface Kustomization {
   vars?: Var[];
   /** Transformer configuration files (`configurations:`). */
   configurations?: string[];
+  /** OpenAPI definition files whose x-kubernetes-* extensions add transformer config (`crds:`). */
+  crds?: string[];
   /** Builtin generator config objects: inline YAML, files or kustomization directories. */
   generators?: string[];
   /** Builtin transformer config objects: inline YAML, files or kustomization directories. */
@@ -117,7 +119,6 @@ const refused: Record<string, string> = {
   helmGlobals: 'Helm charts are not supported',
   helmChartInflationGenerator: 'Helm charts are not supported',
   validators: 'validator plugins are not supported',
-  crds: 'the crds field is not supported; use openapi',
 };
 
 type Checker = (value: JsonValue, where: string) => void;
@@ -250,6 +251,7 @@ const topLevel: Record<string, Checker> = {
   configurations: list(str),
   generators: list(str),
   transformers: list(str),
+  crds: list(str),
   vars: list(anyObject),
 };
 

@@ -12,6 +12,7 @@ import {
 import type { JsonObject, JsonValue, Resource } from './resource.ts';
 import { addAnnotations } from './transformers/annotations.ts';
 import {
+  configFromCrds,
   defaultConfig,
   emptyConfig,
   mergeConfig,
@@ -168,6 +169,14 @@ export function loadTransformerConfig(
   rootOnly = true,
 ): TransformerConfig {
   const paths = k.configurations ?? [];
+  const crds = k.crds ?? [];
+  if (crds.length > 0) {
+    // kustomize merges the `crds:` config after the `configurations:` one.
+    const w: Where = { fs, dir, rootOnly };
+    let config = loadTransformerConfig(fs, dir, { ...k, crds: [] }, rootOnly);
+    for (const path of crds) config = mergeConfig(config, configFromCrds(readText(w, path), fileIn(w, path)));
+    return config;
+  }
   if (paths.length === 0) return defaultConfig();
   const w: Where = { fs, dir, rootOnly };
   let custom = emptyConfig();

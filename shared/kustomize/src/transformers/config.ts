@@ -290,3 +290,59 @@ export function parseTransformerConfig(text: string, file: string): TransformerC
   });
   return sortConfig(config);
 }
+
+/**
+ * kustomize's LoadConfigFromCRDs (`crds:`): a map of OpenAPI definitions by Go type name; each
+ * that looks like a Kubernetes type (kind, apiVersion, metadata) contributes the field specs its
+ * x-kubernetes-annotation, -label-selector, -identity and -object-ref-* extensions mark, following
+ * `$ref`s into the map's other definitions. The kind is the type name after its last `.`.
+ */
+export function configFromCrds(text: string, file: string): TransformerConfig {
+  const [doc] = parseYamlDocuments(text, file, undefined, false, 'yaml-1.1');
+  if (doc === null || doc === undefined) return emptyConfig();
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new KustomizeError(`unable to parse open API definition from '${file}': not a mapping`);
+  }
+  const asObject = (v: JsonValue | undefined): JsonObject | undefined =>
+    v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+  const propertiesOf = (typeName: string): JsonObject | undefined =>
+    asObject(asObject(asObject(doc[typeName])?.Schema)?.properties);
+  const result = emptyConfig();
+  const visit = (kind: string, typeName: string, path: string[], depth: number): void => {
+    const properties = propertiesOf(typeName);
+    if (properties === undefined || depth > 32) return;
+    for (const [prop, raw] of Object.entries(properties)) {
+      const property = asObject(raw) ?? {};
+      const spec = (parts: string[]): FieldSpec => ({ path: parts.join('/'), kind });
+      const here = [...path, prop];
+      if (typeof property['x-kubernetes-annotation'] === 'string') result.commonAnnotations.push(spec(here));
+      if (typeof property['x-kubernetes-label-selector'] === 'string') result.commonLabels.push(spec(here));
+      if (typeof property['x-kubernetes-identity'] === 'string') result.namePrefix.push(spec(here));
+      const version = property['x-kubernetes-object-ref-api-version'];
+      const refKind = property['x-kubernetes-object-ref-kind'];
+      if (typeof version === 'string' && typeof refKind === 'string') {
+        const nameKey = property['x-kubernetes-object-ref-name-key'];
+        result.nameReference.push({
+          target: { kind: refKind, version },
+          referrers: [spec([...here, typeof nameKey === 'string' ? nameKey : 'name'])],
+        });
+      }
+      if (typeof property.$ref === 'string' && property.$ref !== '') {
+        visit(kind, property.$ref, here, depth + 1);
+      }
+    }
+  };
+  for (const typeName of Object.keys(doc)) {
+    const properties = propertiesOf(typeName);
+    if (
+      !properties ||
+      !('kind' in properties) ||
+      !('apiVersion' in properties) ||
+      !('metadata' in properties)
+    ) {
+      continue;
+    }
+    visit(typeName.split('.').pop() ?? typeName, typeName, [], 0);
+  }
+  return mergeConfig(emptyConfig(), result);
+}
