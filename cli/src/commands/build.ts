@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { HelmChartFlags } from '../helm-chart.ts';
 import { sessionOf } from '../session.ts';
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -52,22 +53,9 @@ export function registerBuild(program: Command): void {
       'after',
       "\nThe release namespace is -n/--namespace (default 'default', as helm template offline).\nA repo/chart reference needs the cluster and is refused: pass a directory or a .tgz.",
     )
-    .action(async (chart: string, opts: HelmChartOptions, cmd: Command) => {
+    .action(async (chart: string, opts: Omit<HelmChartFlags, 'namespace'>, cmd: Command) => {
       const { renderHelmChart } = await import('../helm-chart.ts');
       const { namespace } = cmd.optsWithGlobals<{ namespace?: string }>();
       process.stdout.write(await renderHelmChart(chart, { ...opts, namespace }));
     });
-}
-
-interface HelmChartOptions {
-  name: string;
-  values?: string[];
-  set?: string[];
-  setString?: string[];
-  setJson?: string[];
-  kubeVersion?: string;
-  apiVersions?: string[];
-  includeCrds?: boolean;
-  skipTests?: boolean;
-  version?: string;
 }
