@@ -146,6 +146,7 @@ function accumulateResource(
       (object): Resource => ({ object, previousIds: [], origin: { path: posix.relative(ctx.root, rel) } }),
     );
     append(into, resources, seen);
+    if (resources.length > 0) ctx.schema.resourcesSeen = true;
     return;
   }
   const k = inheritNamespace(loadTarget(ctx, rel), parent);

@@ -10,6 +10,7 @@ import {
   runConfiguredTransformer,
 } from './plugins.ts';
 import type { JsonObject, JsonValue, Resource } from './resource.ts';
+import { overlayBuiltinSchema } from './smp/schema.ts';
 import { addAnnotations } from './transformers/annotations.ts';
 import {
   configFromCrds,
@@ -42,6 +43,8 @@ const readText = (w: Where, path: string): string => w.fs.readFile(fileIn(w, pat
 export interface OpenApiSchema {
   set: boolean;
   document?: JsonObject;
+  /** The build has loaded resources (kyaml has checked a namespace scope with its default schema). */
+  resourcesSeen?: boolean;
 }
 
 /**
@@ -66,6 +69,8 @@ export function setOpenApiSchema(
       throw new KustomizeError('builtin version and custom schema provided, cannot use both');
     const document = loadOpenApi({ fs, dir, rootOnly }, k, limits);
     schema.set = true;
+    // A base or component setting it after resources were read: kyaml then parses its builtin schema too.
+    if (document !== undefined && !reset && schema.resourcesSeen) overlayBuiltinSchema(document);
     if (document !== undefined) schema.document = document;
     else delete schema.document;
     return;

@@ -95,6 +95,17 @@ function asObject(value: JsonValue | undefined): JsonObject | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : undefined;
 }
 
+// Documents kyaml holds together with its builtin schema: a base or component set the custom schema
+// after the build had checked a namespace scope, so kyaml parsed the builtin one too, over it.
+const withBuiltin = new WeakSet<OpenApiDocument>();
+
+/** Marks a custom document as overlaid by the builtin schema (builtin definitions and kinds win). */
+export function overlayBuiltinSchema(document: OpenApiDocument): void {
+  withBuiltin.add(document);
+}
+
+const DEFINITION_REF = '#/definitions/';
+
 /** A schema inside a user's `openapi:` document; `$ref`s resolve against that document. */
 class DocumentSchema implements PatchSchema {
   readonly schema: JsonObject;
@@ -103,12 +114,17 @@ class DocumentSchema implements PatchSchema {
     this.schema = schema;
     this.document = document;
   }
-  static resolve(schema: JsonValue | undefined, document: OpenApiDocument): DocumentSchema | undefined {
+  static resolve(schema: JsonValue | undefined, document: OpenApiDocument): PatchSchema | undefined {
     let current = asObject(schema);
     // Follow chains of refs as kyaml does; the depth bound stops a self-referencing document.
     for (let depth = 0; current && typeof current.$ref === 'string'; depth++) {
       if (depth > 32) return undefined;
-      current = resolvePointer(document, current.$ref);
+      const ref = current.$ref;
+      if (withBuiltin.has(document) && ref.startsWith(DEFINITION_REF)) {
+        const name = ref.slice(DEFINITION_REF.length);
+        if (Object.hasOwn(builtinTable().definitions, name)) return new DefinitionSchema(name);
+      }
+      current = resolvePointer(document, ref);
     }
     return current ? new DocumentSchema(current, document) : undefined;
   }
@@ -178,6 +194,8 @@ export function schemaFor(
 ): PatchSchema | undefined {
   const key = `${apiVersion}/${kind}`;
   if (extra) {
+    const builtin = withBuiltin.has(extra) ? builtinTable().kinds[key] : undefined;
+    if (builtin !== undefined) return new DefinitionSchema(builtin);
     const schema = kindsOf(extra).get(key);
     return schema ? new DocumentSchema(schema, extra) : undefined;
   }
