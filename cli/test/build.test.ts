@@ -18,6 +18,17 @@ const SAMPLE = [
   'combo-diamond-bases-with-prefixes',
   'combo-generator-hash-changes-after-merge-and-nameref',
   'build-metadata-origin-annotations',
+  // What issue 15 added to the engine, through the CLI: vars, configurations:, builtin
+  // generator/transformer configs, crds:, regex replacement targets, a Component built directly.
+  'vars-service-name-after-overlay-prefix',
+  'vars-from-generated-configmap-merged-in-overlay',
+  'configurations-crd-namereference-generated-configmap',
+  'configurations-component-and-overlay',
+  'plugins-builtin-generators-configured',
+  'plugins-builtin-transformers-configured',
+  'crds-field-name-references',
+  'replacements-target-select-reject-regex',
+  'components-built-directly',
 ];
 
 test('build <dir> prints exactly what kustomize build prints on conformance fixtures', async () => {
@@ -52,6 +63,13 @@ test('build of config/ matches the Go kustomize binary byte for byte, past the 6
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.length, expected.length);
   assert.equal(r.stdout, expected);
+});
+
+test('build refuses an external plugin with the reason kustomize gives, exit 1', async () => {
+  const r = await mooring(['build', join(FIXTURES, 'plugins-external-plugin-refused', 'input')]);
+  assert.equal(r.code, 1, r.stdout);
+  assert.match(r.stderr, /external plugins disabled/);
+  assert.equal(r.stdout, '');
 });
 
 test('build of a broken kustomization fails in one sentence, exit 1', async () => {
