@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { HelmTemplateError, type RenderOptions, renderChart } from '../src/index.ts';
-import { helmTemplate, missingBinaries, TESTDATA } from './helm-oracle.ts';
+import { helmTemplate, requireHelmBinaries, TESTDATA } from './helm-oracle.ts';
+
+requireHelmBinaries();
 
 const limits = { timeoutMs: 120_000, memoryBytes: 1 << 30 };
 const helmCharts = join(TESTDATA, 'helm-testcharts');
@@ -115,7 +117,7 @@ const refusals: Record<string, Case> = {
   'an invalid release name': { chartDir: features, releaseName: 'Not_Valid', namespace: 'apps' },
 };
 
-describe('renderChart matches helm template v3.22.0 byte for byte', { skip: missingBinaries }, () => {
+describe('renderChart matches helm template v3.22.0 byte for byte', () => {
   for (const [name, c] of Object.entries(cases)) {
     it(name, { timeout: 300_000 }, async () => {
       const helm = await helmTemplate(c);
@@ -126,9 +128,7 @@ describe('renderChart matches helm template v3.22.0 byte for byte', { skip: miss
   }
 });
 
-describe("renderChart refuses what helm template refuses, with Helm's message", {
-  skip: missingBinaries,
-}, () => {
+describe("renderChart refuses what helm template refuses, with Helm's message", () => {
   for (const [name, c] of Object.entries(refusals)) {
     it(name, { timeout: 300_000 }, async () => {
       const helm = await helmTemplate(c);
@@ -147,7 +147,7 @@ describe("renderChart refuses what helm template refuses, with Helm's message", 
   }
 });
 
-describe('.Capabilities offline is what a released helm v3.22.0 reports', { skip: missingBinaries }, () => {
+describe('.Capabilities offline is what a released helm v3.22.0 reports', () => {
   it('KubeVersion v1.37.0 (client-go v0.37 + 1, not the v1.20.0 of a plain go build), HelmVersion of the release', {
     timeout: 300_000,
   }, async () => {

@@ -11,11 +11,16 @@ export const HELM = join(repo, 'bin/helm');
 export const WASM = join(repo, 'bin/mooring-helm.wasm');
 export const TESTDATA = join(import.meta.dirname, 'testdata');
 
-/** A `skip` reason when the binaries are not built (`npm test` builds them; a bare unit run may not). */
-export const missingBinaries: string | false =
-  existsSync(HELM) && existsSync(WASM)
-    ? false
-    : 'bin/helm or bin/mooring-helm.wasm missing: bash hack/lib/build-helm.sh';
+/**
+ * Fails the test file at once when the binaries are not built: a skipped fidelity or sandbox test
+ * would prove nothing. `npm test` and `npm run test:unit` build them (hack/lib/build-helm.sh).
+ */
+export function requireHelmBinaries(): void {
+  for (const file of [HELM, WASM]) {
+    if (!existsSync(file))
+      throw new Error(`${file} is missing: run bash hack/lib/build-helm.sh (npm test builds it)`);
+  }
+}
 
 export interface HelmResult {
   code: number;

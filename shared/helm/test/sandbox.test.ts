@@ -15,12 +15,14 @@ import {
   renderChart,
 } from '../src/index.ts';
 import { type RendererRequest, runRenderer } from '../src/render.ts';
-import { missingBinaries, TESTDATA } from './helm-oracle.ts';
+import { requireHelmBinaries, TESTDATA } from './helm-oracle.ts';
+
+requireHelmBinaries();
 
 const hostile = (name: string): string => join(TESTDATA, 'hostile', name);
 const roomy = { timeoutMs: 120_000, memoryBytes: 1 << 30 };
 
-describe('the Helm renderer sandbox', { skip: missingBinaries }, () => {
+describe('the Helm renderer sandbox', () => {
   const scratch = mkdtempSync(join(tmpdir(), 'mooring-helm-sandbox-test-'));
   after(() => rmSync(scratch, { recursive: true, force: true }));
   const base: RendererRequest = {
