@@ -1,7 +1,7 @@
 // Go duration strings in the subset the CRDs validate (`DURATION_PATTERN` in @mooring/api):
 // one or more `<number><unit>` terms, units h, m, s, ms, e.g. `1m30s`, `1.5h`, `500ms`.
 
-const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1 };
+const UNIT_MICROS: Record<string, bigint> = { h: 3_600_000_000n, m: 60_000_000n, s: 1_000_000n, ms: 1_000n };
 const WHOLE = /^([0-9]+(\.[0-9]+)?(ms|s|m|h))+$/;
 const TERM = /([0-9]+(?:\.[0-9]+)?)(ms|s|m|h)/g;
 
@@ -12,12 +12,22 @@ export function parseDuration(text: string): number {
       `invalid duration ${JSON.stringify(text)}: use numbers with units h, m, s or ms, like 30s, 1m30s or 500ms`,
     );
   }
-  let ms = 0;
-  for (const [, value, unit] of text.matchAll(TERM)) ms += Number(value) * UNIT_MS[unit!]!;
-  if (!Number.isSafeInteger(Math.round(ms)))
+  // Summed exactly (BigInt, every term scaled by the longest fraction) and rounded to a microsecond
+  // once: floating-point terms drifted past ~1e13 ms, so a long duration formatDuration wrote did
+  // not read back as itself.
+  const terms = [...text.matchAll(TERM)].map(([, value, unit]) => {
+    const [whole = '0', fraction = ''] = value!.split('.');
+    return { whole, fraction, unit: UNIT_MICROS[unit!]! };
+  });
+  const digits = Math.max(0, ...terms.map((t) => t.fraction.length));
+  const scale = 10n ** BigInt(digits);
+  let scaled = 0n;
+  for (const t of terms) scaled += BigInt(t.whole + t.fraction.padEnd(digits, '0')) * t.unit;
+  const micros = (scaled * 2n + scale) / (2n * scale);
+  const wholeMs = micros / 1000n;
+  if (wholeMs > BigInt(Number.MAX_SAFE_INTEGER))
     throw new RangeError(`duration ${JSON.stringify(text)} is too long`);
-  // Terms like `0.1s` carry binary noise (100.00000000000001); whole-microsecond precision is plenty.
-  return Math.round(ms * 1000) / 1000;
+  return Number(wholeMs) + Number(micros % 1000n) / 1000;
 }
 
 /** True when `text` is a duration `parseDuration` accepts. */
