@@ -5,6 +5,7 @@ import { KustomizeError } from './errors.ts';
 import { generateKustomization, type KustomizationOverrides, mergeOverrides } from './flux-generator.ts';
 import { runGenerators } from './generators.ts';
 import { hashResource } from './hash.ts';
+import { type HelmRenderer, inflateHelmCharts } from './helm/inflate.ts';
 import { type Kustomization, parseKustomization, readKustomization } from './kustomization-file.ts';
 import { defaultYamlLimits, isRemote, parseResources, type YamlLimits } from './load-resources.ts';
 import { legacySort } from './order.ts';
@@ -51,6 +52,8 @@ export interface BuildOptions {
    * `none` (what Flux uses): any file inside the fs root. Directories (bases, components) may always be elsewhere.
    */
   loadRestrictions?: 'rootOnly' | 'none';
+  /** Renders `helmCharts:` (kustomize's --enable-helm); without it a kustomization with charts is refused. */
+  helm?: HelmRenderer;
 }
 
 /** What one build carries through the recursion. */
@@ -66,6 +69,7 @@ interface Context {
   recordOrigins: boolean;
   /** The OpenAPI schema of the whole build, as kyaml's global one. */
   schema: OpenApiSchema;
+  helm: HelmRenderer | undefined;
 }
 
 const managedByLabel = 'app.kubernetes.io/managed-by';
@@ -123,7 +127,7 @@ function loadTarget(ctx: Context, dir: string): Kustomization {
 }
 
 /** Adds the resources of one `resources:` entry: a file of manifests or a directory with a kustomization. */
-function accumulateResource(
+async function accumulateResource(
   ctx: Context,
   dir: string,
   entry: string,
@@ -132,7 +136,7 @@ function accumulateResource(
   seen: Set<string>,
   parent: Kustomization,
   acc: Accumulated,
-): void {
+): Promise<void> {
   if (isRemote(entry)) {
     throw new KustomizeError(`${entry}: remote resources are not supported`);
   }
@@ -156,7 +160,7 @@ function accumulateResource(
   }
   const sub: Resource[] = [];
   const subAcc = emptyAccumulated();
-  accumulateTarget(ctx, rel, k, sub, enter(ctx, chain, rel), subAcc);
+  await accumulateTarget(ctx, rel, k, sub, enter(ctx, chain, rel), subAcc);
   append(into, sub, seen);
   // kustomize's MergeAccumulator: the base's transformer config and vars join the parent's.
   try {
@@ -195,20 +199,21 @@ function enter(ctx: Context, chain: string[], next: string): string[] {
  * kustomize's accumulateTarget: resources, then generators, then components (which see and may change
  * everything accumulated so far), then this kustomization's transformers.
  */
-function accumulateTarget(
+async function accumulateTarget(
   ctx: Context,
   dir: string,
   k: Kustomization,
   ra: Resource[],
   chain: string[],
   acc: Accumulated,
-): void {
+): Promise<void> {
   // Nothing renames resources while they accumulate, so one key set serves the whole loop.
   const seen = new Set(ra.map(idKey));
-  for (const entry of k.resources) accumulateResource(ctx, dir, entry, ra, chain, seen, k, acc);
+  for (const entry of k.resources) await accumulateResource(ctx, dir, entry, ra, chain, seen, k, acc);
   acc.config = mergeConfig(acc.config, loadTransformerConfig(ctx.fs, dir, k, ctx.rootOnly));
   runGenerators(ctx.fs, dir, k, ra, ctx.rootOnly);
-  const generators = loadPluginConfigs(ctx, dir, k, k.generators ?? [], chain);
+  await inflateHelmCharts({ fs: ctx.fs, dir, rootOnly: ctx.rootOnly, limits: ctx.limits }, k, ra, ctx.helm);
+  const generators = await loadPluginConfigs(ctx, dir, k, k.generators ?? [], chain);
   runConfiguredGenerators(
     ctx.fs,
     dir,
@@ -230,13 +235,13 @@ function accumulateTarget(
       throw new KustomizeError(`expected kind 'Component' for path '${rel}' but got '${component.kind}'`);
     }
     // A component works on its parent's accumulator: resources, config and vars alike.
-    accumulateTarget(ctx, rel, component, ra, next, acc);
+    await accumulateTarget(ctx, rel, component, ra, next, acc);
   }
   const recording = ctx.recordTransformers
     ? { configuredIn: posix.relative(ctx.root, k.fileName) }
     : undefined;
   // kustomize configures the builtin fields' transformers and then the listed ones, and runs them in that order.
-  const transformers = loadPluginConfigs(ctx, dir, k, k.transformers ?? [], chain).map((c) => ({
+  const transformers = (await loadPluginConfigs(ctx, dir, k, k.transformers ?? [], chain)).map((c) => ({
     ...c,
     configuredIn: posix.relative(ctx.root, c.configuredIn),
   }));
@@ -263,13 +268,13 @@ function accumulateTarget(
  * reads them: an entry that parses as resources is inline YAML, anything else a file or a
  * kustomization directory, built like a `resources:` entry (so a base may transform its configs).
  */
-function loadPluginConfigs(
+async function loadPluginConfigs(
   ctx: Context,
   dir: string,
   k: Kustomization,
   entries: string[],
   chain: string[],
-): PluginConfig[] {
+): Promise<PluginConfig[]> {
   const inline: Resource[] = [];
   const seen = new Set<string>();
   const paths: string[] = [];
@@ -292,7 +297,7 @@ function loadPluginConfigs(
   }
   const loaded: Resource[] = [];
   for (const entry of paths) {
-    accumulateResource(ctx, dir, entry, loaded, chain, seen, k, emptyAccumulated());
+    await accumulateResource(ctx, dir, entry, loaded, chain, seen, k, emptyAccumulated());
   }
   // accumulateResource notes origins relative to the build root; configuredIn is relative to the fs root.
   return [
@@ -348,6 +353,7 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
     recordTransformers: false,
     recordOrigins: false,
     schema: { set: false },
+    helm: options.helm,
   };
   if (!fs.isDir(dir)) throw new KustomizeError(`path ${JSON.stringify(path)} is not a directory`);
   const k = loadRoot(ctx, dir, options);
@@ -357,7 +363,7 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
   // A Component built directly runs as a kustomization would (kustomize refuses one only as a resource).
   const ra: Resource[] = [];
   const acc = emptyAccumulated();
-  accumulateTarget(ctx, dir, k, ra, [dir], acc);
+  await accumulateTarget(ctx, dir, k, ra, [dir], acc);
   addHashSuffixes(ra);
   fixNameReferences(ra, acc.config.nameReference);
   // With the references fixed, vars resolve (kustomize's ResolveVars), before local configs drop.
@@ -415,7 +421,12 @@ export async function build(fs: ConfinedFs, path: string, options: BuildOptions 
  */
 function stringifyAnnotations(metadata: JsonObject): void {
   const annotations = metadata.annotations;
-  if (annotations === null || typeof annotations !== 'object' || Array.isArray(annotations)) return;
+  // kyaml clears an annotations field left null or empty (labels stay as written).
+  if (annotations === null || (typeof annotations === 'object' && Object.keys(annotations).length === 0)) {
+    delete metadata.annotations;
+    return;
+  }
+  if (typeof annotations !== 'object' || Array.isArray(annotations)) return;
   for (const [key, value] of Object.entries(annotations)) {
     if (typeof value === 'string') continue;
     annotations[key] =

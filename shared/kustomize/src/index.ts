@@ -5,5 +5,7 @@ export { createConfinedFs, defaultFsLimits } from './confined-fs.ts';
 export { toYAML } from './emit.ts';
 export { KustomizeError } from './errors.ts';
 export type { KustomizationOverrides } from './flux-generator.ts';
+export type { HelmChart, HelmGlobals } from './helm/helm-chart-spec.ts';
+export { HelmInflationError, type HelmRenderer, type HelmRenderRequest } from './helm/inflate.ts';
 export type { Kustomization } from './kustomization-file.ts';
 export type { JsonObject, JsonValue, ResId, Resource } from './resource.ts';

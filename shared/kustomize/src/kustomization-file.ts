@@ -1,5 +1,6 @@
 import type { ConfinedFs } from './confined-fs.ts';
 import { KustomizeError } from './errors.ts';
+import { type HelmChart, type HelmGlobals, readHelmFields } from './helm/helm-chart-spec.ts';
 import { parseYamlDocuments } from './load-resources.ts';
 import type { JsonObject, JsonValue } from './resource.ts';
 import { canonicalKeys } from './transformers/config.ts';
@@ -108,6 +109,9 @@ export interface Kustomization {
   generators?: string[];
   /** Builtin transformer config objects: inline YAML, files or kustomization directories. */
   transformers?: string[];
+  /** Charts to inflate (the legacy helmChartInflationGenerator folded in); see helm/inflate.ts. */
+  helmCharts?: HelmChart[];
+  helmGlobals?: HelmGlobals;
 }
 
 export const kustomizationVersion = 'kustomize.config.k8s.io/v1beta1';
@@ -115,9 +119,6 @@ export const componentVersion = 'kustomize.config.k8s.io/v1alpha1';
 
 /** Fields kustomize knows but Mooring refuses, with the reason. */
 const refused: Record<string, string> = {
-  helmCharts: 'Helm charts are not supported',
-  helmGlobals: 'Helm charts are not supported',
-  helmChartInflationGenerator: 'Helm charts are not supported',
   validators: 'validator plugins are not supported',
 };
 
@@ -253,6 +254,9 @@ const topLevel: Record<string, Checker> = {
   transformers: list(str),
   crds: list(str),
   vars: list(anyObject),
+  helmCharts: list(anyObject),
+  helmGlobals: anyObject,
+  helmChartInflationGenerator: list(anyObject),
 };
 
 const optStr = (v: JsonValue | undefined, where: string): string => {
@@ -366,6 +370,12 @@ export function parseKustomization(text: string, fileName: string): Kustomizatio
     const { env, ...rest } = g;
     return env ? { ...rest, envs: [...(rest.envs ?? []), env] } : rest;
   };
+  const helm = readHelmFields(doc);
+  delete (result as { helmChartInflationGenerator?: unknown }).helmChartInflationGenerator;
+  if (helm.charts) result.helmCharts = helm.charts;
+  else delete result.helmCharts;
+  if (helm.globals) result.helmGlobals = helm.globals;
+  else delete result.helmGlobals;
   if (Array.isArray(doc.vars)) result.vars = parseVars(doc.vars);
   else delete result.vars;
   if (!Array.isArray(doc.configurations)) delete result.configurations;

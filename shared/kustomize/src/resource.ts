@@ -40,6 +40,11 @@ export interface Resource {
   }[];
   /** Names of the `vars:` that take their value from this resource (kustomize's refVarNames). */
   refVarNames?: string[];
+  /**
+   * Made by helmCharts (kustomize's internal helm-generated annotation): namespace transformers
+   * leave it alone, as helm already set its namespace.
+   */
+  helmGenerated?: boolean;
   /** Present on ConfigMaps and Secrets made by a generator. */
   generated?: { behavior: 'create' | 'merge' | 'replace'; appendHash: boolean };
 }

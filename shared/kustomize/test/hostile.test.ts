@@ -207,7 +207,9 @@ describe('hostile kustomizations are refused', () => {
 
   it('Helm charts and plugins', { timeout }, async () => {
     const { root } = sandbox({
-      'helm/kustomization.yaml': 'helmCharts:\n- name: x\n  repo: https://example.com\n',
+      'helm/kustomization.yaml': 'helmCharts:\n- name: x\n  repo: https://example.com\n  releaseName: x\n',
+      'helm-escape/kustomization.yaml':
+        'helmGlobals:\n  chartHome: ../../outside\nhelmCharts:\n- name: x\n  releaseName: x\n',
       'plugin/kustomization.yaml': 'generators: [gen.yaml]\n',
       'plugin/gen.yaml': 'apiVersion: someteam.example.com/v1\nkind: ChartInflator\nmetadata:\n  name: x\n',
       'fn/kustomization.yaml':
@@ -217,7 +219,18 @@ describe('hostile kustomizations are refused', () => {
       'helm-gen/kustomization.yaml':
         'generators:\n- |-\n  apiVersion: builtin\n  kind: HelmChartInflationGenerator\n  metadata:\n    name: x\n',
     });
-    await refused(root, /Helm charts are not supported/, undefined, 'helm');
+    // Without a renderer (kustomize without --enable-helm) charts are refused; with one, a remote repo
+    // is never fetched and a chartHome out of the root is never read.
+    await refused(root, /helmCharts need a Helm renderer/, undefined, 'helm');
+    const renderer = async (): Promise<string> => assert.fail('the renderer must not be called');
+    await assert.rejects(
+      build(createConfinedFs(root), 'helm', { helm: renderer }),
+      /not in chartHome .*renders without network: vendor the chart there .* or render it from a HelmChart source/,
+    );
+    await assert.rejects(
+      build(createConfinedFs(root), 'helm-escape', { helm: renderer }),
+      /leaves the root directory/,
+    );
     // Only builtin generators and transformers run: exec and Go plugins and KRM functions are refused.
     await refused(
       root,

@@ -56,8 +56,21 @@ describe('parseKustomization', () => {
     assert.deepEqual(parseKustomization('resources: [.]\n', 'k').resources, ['.']);
   });
 
-  it('refuses Helm charts, an empty file and a non-string where a string belongs', () => {
-    assert.throws(() => parseKustomization('helmCharts:\n- name: X\n', 'k'), /Helm charts are not supported/);
+  it('reads helmCharts as kustomize does (the legacy list folded in), and refuses an empty file and a non-string where a string belongs', () => {
+    const k = parseKustomization(
+      'helmCharts:\n- name: X\n  ReleaseName: x\nhelmChartInflationGenerator:\n- chartName: legacy\n  chartHome: vendor\n',
+      'k',
+    );
+    assert.deepEqual(k.helmCharts, [{ name: 'X', releaseName: 'x' }, { name: 'legacy' }]);
+    assert.deepEqual(k.helmGlobals, { chartHome: 'vendor' });
+    assert.throws(
+      () => parseKustomization('helmCharts:\n- name: X\n  chart: y\n', 'k'),
+      /unknown field "chart"/,
+    );
+    assert.throws(
+      () => parseKustomization('helmCharts:\n- name: X\n  skipHooks: yes please\n', 'k'),
+      /skipHooks must be a boolean/,
+    );
     assert.throws(() => parseKustomization('# nothing\n', 'k'), /kustomization.yaml is empty/);
     assert.throws(() => parseKustomization('namePrefix: [a]\n', 'k'), /namePrefix must be a string/);
   });

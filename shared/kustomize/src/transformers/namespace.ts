@@ -36,6 +36,8 @@ export function setNamespace(resources: Resource[], namespace: string, options: 
   for (const resource of resources) {
     const object = resource.object;
     if (Object.keys(object).length === 0) continue;
+    // kustomize's NamespaceTransformer skips what helmCharts made: "Helm should take care of it".
+    if (resource.helmGenerated) continue;
     storePreviousId(resource);
     const id = idOf(object);
     if (!idIsClusterScoped(id)) {
