@@ -192,6 +192,24 @@ function keepAnnotationText(doc: Document, value: JsonValue): void {
   }
 }
 
+/**
+ * A block scalar that ends the file on a line without a line break has no final line break in
+ * go-yaml (`|` and `|+` alike, so kustomize writes `|-`); the yaml package adds one. That would change
+ * a ConfigMap's content on the cluster, so the scalar that ends such a file loses the added `\n`.
+ */
+function dropAddedFinalBreak(doc: Document, text: string): void {
+  const lastLine = text.slice(text.lastIndexOf('\n') + 1);
+  if (lastLine.trim() === '') return;
+  visit(doc, {
+    Scalar(_key, node) {
+      if (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED') return undefined;
+      if (node.range?.[1] !== text.length || typeof node.value !== 'string') return undefined;
+      if (node.value.endsWith('\n')) node.value = node.value.slice(0, -1);
+      return visit.BREAK;
+    },
+  });
+}
+
 const firstLine = (message: string): string => message.split('\n')[0] ?? '';
 
 /** Where the first alias whose anchor is not defined before it starts, or undefined when none is found. */
@@ -251,6 +269,8 @@ export function parseYamlDocuments(
       if (error) throw syntaxError(error.pos[0], firstLine(error.message));
       if (doc.contents === null) continue;
       if (annotationText) refuseNonStringKeys(doc.contents, source, lines);
+      // Only the document that runs to the end of a file without a final line break.
+      if (doc.range[1] === text.length && !text.endsWith('\n')) dropAddedFinalBreak(doc, text);
       let value: JsonValue;
       try {
         value = doc.toJS({ maxAliasCount: limits.maxAliasCount }) as JsonValue;
