@@ -100,6 +100,11 @@ function lastUser(location: ControlPlaneLocation): boolean {
 }
 
 const env = { ...process.env };
+// Every test process, and every operator process a test starts, loads @kubernetes/client-node from
+// one pre-bundled file rather than its ~2,500 modules (hack/lib/kube-client-bundle.ts).
+env.MOORING_KUBE_CLIENT_BUNDLE ??= await (await import('./lib/kube-client-bundle.ts')).ensureKubeClientBundle(
+  repoRoot,
+);
 // Set when this runner is itself started from a test (hack/run-tests.test.ts); node --test would
 // then run nothing.
 delete env.NODE_TEST_CONTEXT;
