@@ -3,7 +3,10 @@ import { join, relative, resolve, sep } from 'node:path';
 import { KUSTOMIZE_API_VERSION, type Kustomization } from '@mooring/api';
 import { build, createConfinedFs, KustomizeError, toYAML } from '@mooring/kustomize';
 import {
+  defaultHelmRenderLimits,
   folderSource,
+  type HelmRenderSettings,
+  helmRenderer,
   RenderObjectNotFoundError,
   type RenderSpec,
   renderSpecOf,
@@ -19,6 +22,13 @@ import {
   WaitingError,
 } from '@mooring/runtime';
 import { CliError } from './cli-error.ts';
+import { REPO_ROOT } from './cli-paths.ts';
+
+/** The operator's Helm limits, with the renderer module found from this checkout (the CLI may run from a bundle). */
+const helmSettings = (): HelmRenderSettings => ({
+  limits: defaultHelmRenderLimits,
+  wasmPath: process.env.MOORING_HELM_WASM || join(REPO_ROOT, 'bin/mooring-helm.wasm'),
+});
 
 /** Splits a local directory into a confined root (the filesystem root) and a path inside it. */
 function confine(dir: string): { root: string; path: string } {
@@ -48,11 +58,16 @@ export function pathsFromCwd(message: string, root: string, cwd = process.cwd())
   });
 }
 
-/** `kustomize build <dir>` with Mooring's engine: the same YAML, byte for byte. */
+/**
+ * `kustomize build <dir>` with Mooring's engine: the same YAML, byte for byte; `helmCharts:` render
+ * as `--enable-helm` renders them, through the operator's sandboxed Helm renderer (offline, so
+ * .Capabilities are a released helm's).
+ */
 export async function renderDirectory(dir: string): Promise<string> {
   const { root, path } = confine(dir);
   try {
-    return toYAML(await build(createConfinedFs(root), path));
+    const helm = helmRenderer(helmSettings());
+    return toYAML(await build(createConfinedFs(root), path, { helm }));
   } catch (err) {
     if (err instanceof KustomizeError)
       throw new CliError(`kustomize build of ${dir} failed: ${pathsFromCwd(err.message, root)}`);
@@ -119,6 +134,7 @@ export async function renderKustomization(
       renderSteps(folderSource(root)),
       { ...spec, path },
       new AbortController().signal,
+      helmSettings(),
     );
     return rendered.manifests as KubeObject[];
   } catch (err) {

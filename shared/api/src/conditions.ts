@@ -70,6 +70,8 @@ export const Reason = {
   HealthCheckFailed: 'HealthCheckFailed',
   HealthCheckCanceled: 'HealthCheckCanceled',
   EmptyRenderRefused: 'EmptyRenderRefused',
+  /** A `helmCharts:` chart failed to render: its templates, or the renderer's time or memory limit. */
+  HelmRenderFailed: 'HelmRenderFailed',
   DependencyCycle: 'DependencyCycle',
   KubeConfigNotFound: 'KubeConfigNotFound',
   // Notification.

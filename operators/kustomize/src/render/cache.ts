@@ -1,5 +1,6 @@
 import { ArtifactCache, artifactSource, type RenderInputs } from './artifact-source.ts';
 import { renderKey } from './cache-key.ts';
+import { defaultHelmRenderLimits, type HelmRenderSettings } from './helm-renderer.ts';
 import { type Rendered, type RenderStep, renderSteps, runRender } from './pipeline.ts';
 
 const clone = (r: Rendered): Rendered => ({ digest: r.digest, manifests: structuredClone(r.manifests) });
@@ -19,7 +20,15 @@ export class RenderCache {
     this.#steps = renderSteps(artifactSource(artifacts));
   }
 
-  get(inputs: RenderInputs, signal: AbortSignal): Promise<Rendered> {
+  /**
+   * `helm` (limits, the target's capabilities) is not part of the key: a render is reused until its
+   * inputs change, as a cluster's version and APIs rarely do between revisions.
+   */
+  get(
+    inputs: RenderInputs,
+    signal: AbortSignal,
+    helm: HelmRenderSettings = { limits: defaultHelmRenderLimits },
+  ): Promise<Rendered> {
     const key = renderKey(inputs);
     const cached = this.#entries.get(key);
     if (cached) {
@@ -28,7 +37,7 @@ export class RenderCache {
       this.#entries.set(key, cached);
       return cached.then(clone);
     }
-    const pending = runRender(this.#steps, inputs, signal);
+    const pending = runRender(this.#steps, inputs, signal, helm);
     this.#entries.set(key, pending);
     pending.catch(() => this.#entries.delete(key));
     while (this.#entries.size > this.#max) this.#entries.delete(this.#entries.keys().next().value!);

@@ -28,6 +28,8 @@ export interface HelmRenderSettings {
   limits: HelmRenderLimits;
   /** The target cluster's capabilities, read only when a chart renders; none offline (a released helm's defaults). */
   capabilities?: () => Promise<HelmCapabilities>;
+  /** The renderer module, when not @mooring/helm's default (the CLI's bundle lives elsewhere). */
+  wasmPath?: string;
 }
 
 /**
@@ -63,5 +65,6 @@ async function renderOnce(request: HelmRenderRequest, settings: HelmRenderSettin
     includeCrds: request.includeCrds,
     skipTests: request.skipTests,
     limits: settings.limits,
+    ...(settings.wasmPath !== undefined ? { wasmPath: settings.wasmPath } : {}),
   });
 }

@@ -4,6 +4,13 @@ export { ARTIFACT_FAILED, ArtifactCache, artifactSource, type RenderInputs } fro
 export { RenderCache } from './cache.ts';
 export { canonicalJSON, renderKey, renderKeyMaterial } from './cache-key.ts';
 export {
+  defaultHelmRenderLimits,
+  type HelmCapabilities,
+  type HelmRenderLimits,
+  type HelmRenderSettings,
+  helmRenderer,
+} from './helm-renderer.ts';
+export {
   decryptionOf,
   overridesOf,
   RenderObjectNotFoundError,

@@ -10,6 +10,7 @@ import {
   build,
   type ConfinedFs,
   createConfinedFs,
+  HelmInflationError,
   type KustomizationOverrides,
   KustomizeError,
   type Resource,
@@ -19,6 +20,7 @@ import { RetryableError, runSteps, type Step } from '@mooring/runtime';
 import type { Manifest } from '../apply/object-policy.ts';
 import { buildDecrypting, type DecryptionKeys, FileDecryptionError, isSopsEncrypted } from '../sops/index.ts';
 import { type SubstituteOptions, substituteVariables } from '../substitute.ts';
+import { defaultHelmRenderLimits, type HelmRenderSettings, helmRenderer } from './helm-renderer.ts';
 
 /** Failures of the build and what follows it carry Flux's reason, so users and alerts read them alike. */
 export const BUILD_FAILED = Reason.BuildFailed;
@@ -46,6 +48,8 @@ export interface Rendered {
 export interface RenderState<I extends RenderSpec = RenderSpec> {
   readonly inputs: I;
   readonly signal: AbortSignal;
+  /** Where `helmCharts:` render: the limits and the target's capabilities (not inputs: they hold functions). */
+  readonly helm: HelmRenderSettings;
   /** The tree the build may read (its confinement root) and the kustomization's folder in it; set by the source. */
   tree?: { root: string; path: string };
   /** How the build reads the tree: plainly unless the decrypt step made it a decrypting view. */
@@ -93,6 +97,8 @@ export const buildStep: RenderStep = {
   async run(state) {
     const tree = need(state.tree, 'the tree (no source step ran)');
     const read = state.read ?? ((run) => run(createConfinedFs(tree.root)));
+    // One renderer for the build's passes (a decrypting build runs again): a chart renders once.
+    const renderer = helmRenderer(state.helm);
     let resources: Resource[];
     try {
       resources = await read((fs) =>
@@ -100,9 +106,15 @@ export const buildStep: RenderStep = {
           generateWhenMissing: true,
           loadRestrictions: 'none',
           overrides: state.inputs.overrides,
+          helm: renderer,
         }),
       );
     } catch (err) {
+      // A chart's templates or the sandbox's limits, not the kustomization: its own reason.
+      if (err instanceof HelmInflationError)
+        throw new RetryableError(Reason.HelmRenderFailed, `Helm chart render failed: ${err.message}`, {
+          cause: err,
+        });
       if (err instanceof KustomizeError)
         throw new RetryableError(BUILD_FAILED, `kustomize build failed: ${err.message}`, { cause: err });
       throw err;
@@ -180,8 +192,9 @@ export async function runRender<I extends RenderSpec>(
   steps: readonly RenderStep<I>[],
   inputs: I,
   signal: AbortSignal,
+  helm: HelmRenderSettings = { limits: defaultHelmRenderLimits },
 ): Promise<Rendered> {
-  const state: RenderState<I> = { inputs, signal, cleanups: [] };
+  const state: RenderState<I> = { inputs, signal, helm, cleanups: [] };
   try {
     await runSteps(steps, state);
     const manifests = state.objects ?? [];
