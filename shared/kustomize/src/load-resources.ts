@@ -11,6 +11,7 @@ import {
   type Tags,
   visit,
 } from 'yaml';
+import { noteBareNull } from './bare-nulls.ts';
 import { KustomizeError, YamlSyntaxError } from './errors.ts';
 import { mayHoldBigInts, noteExactInts } from './exact-ints.ts';
 import type { JsonObject, JsonValue } from './resource.ts';
@@ -148,27 +149,56 @@ function checkDepth(value: JsonValue, maxDepth: number, source: string): void {
   }
 }
 
+/** A pair's value written as nothing at all (`key:`), not as `null` or `~`. */
+const isBareNullValue = (value: unknown): boolean =>
+  value === null || (isScalar(value) && value.value === null && !value.source);
+
 /**
  * kustomize cannot turn a mapping with a number, boolean or null key into JSON, so it refuses it.
+ * The same walk, beside the parsed value, notes the fields left empty (see bare-nulls.ts).
  * A direct walk over maps and lists rather than yaml's visit(): this runs on every resource document,
  * and the generic visitor cost more than the rest of the loader's own work.
  */
-function refuseNonStringKeys(node: unknown, source: string, lines: LineCounter): void {
-  if (isMap(node) || isSeq(node)) {
-    for (const item of node.items) refuseNonStringKeys(item, source, lines);
-  } else if (isPair(node)) {
-    // Pairs sit in maps, and in flow lists (`[a: 1]`).
-    const key = node.key;
-    if (isScalar(key)) {
-      if (typeof key.value !== 'string') {
-        const at = key.range ? lines.linePos(key.range[0]) : undefined;
-        throw new KustomizeError(
-          `${source}: mapping key ${JSON.stringify(key.source ?? String(key.value))}${at ? ` at line ${at.line}, column ${at.col}` : ''} is not a string; quote it`,
-        );
-      }
-    } else refuseNonStringKeys(key, source, lines);
-    refuseNonStringKeys(node.value, source, lines);
+function refuseNonStringKeys(
+  node: unknown,
+  value: JsonValue | undefined,
+  source: string,
+  lines: LineCounter,
+): void {
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = checkKey(pair, source, lines);
+      const child =
+        key !== undefined && isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+      if (child === null && isBareNullValue(pair.value)) noteBareNull(value as JsonObject, key!);
+      else refuseNonStringKeys(pair.value, child, source, lines);
+    }
+  } else if (isSeq(node)) {
+    const list = Array.isArray(value) ? value : undefined;
+    node.items.forEach((item, i) => {
+      // Pairs sit in maps, and in flow lists (`[a: 1]`).
+      if (isPair(item)) {
+        checkKey(item, source, lines);
+        refuseNonStringKeys(item.value, undefined, source, lines);
+      } else refuseNonStringKeys(item, list?.[i], source, lines);
+    });
   }
+}
+
+/** The pair's key when it is a string; a scalar key of another type is refused. */
+function checkKey(pair: { key: unknown }, source: string, lines: LineCounter): string | undefined {
+  const key = pair.key;
+  if (!isScalar(key)) {
+    refuseNonStringKeys(key, undefined, source, lines);
+    return undefined;
+  }
+  if (typeof key.value !== 'string') {
+    const at = key.range ? lines.linePos(key.range[0]) : undefined;
+    throw new KustomizeError(
+      `${source}: mapping key ${JSON.stringify(key.source ?? String(key.value))}${at ? ` at line ${at.line}, column ${at.col}` : ''} is not a string; quote it`,
+    );
+  }
+  return key.value;
 }
 
 /**
@@ -268,7 +298,6 @@ export function parseYamlDocuments(
       const error = doc.errors[0];
       if (error) throw syntaxError(error.pos[0], firstLine(error.message));
       if (doc.contents === null) continue;
-      if (annotationText) refuseNonStringKeys(doc.contents, source, lines);
       // Only the document that runs to the end of a file without a final line break.
       if (doc.range[1] === text.length && !text.endsWith('\n')) dropAddedFinalBreak(doc, text);
       let value: JsonValue;
@@ -283,6 +312,7 @@ export function parseYamlDocuments(
         throw error;
       }
       checkDepth(value, limits.maxDepth, source);
+      if (annotationText) refuseNonStringKeys(doc.contents, value, source, lines);
       if (bigInts) noteExactInts(doc.contents, value);
       if (annotationText) keepAnnotationText(doc, value);
       out.push(value);

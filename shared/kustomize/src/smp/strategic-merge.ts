@@ -8,6 +8,8 @@
 // kustomize byte for byte, so that is the default here too. `applyServerDirectives: true` applies them
 // with apimachinery's (the API server's) meaning instead and leaves no directive key behind; nothing
 // in the build uses it. `$patch` is always honoured and never left in the output.
+
+import { copyBareNulls, isBareNull } from '../bare-nulls.ts';
 import { KustomizeError } from '../errors.ts';
 import { copyExactInts } from '../exact-ints.ts';
 import type { JsonObject, JsonValue } from '../resource.ts';
@@ -83,6 +85,7 @@ function clone(value: JsonValue): JsonValue {
   const copy: JsonObject = {};
   for (const key of Object.keys(value)) assign(copy, key, clone(value[key]!));
   copyExactInts(value, copy);
+  copyBareNulls(value, copy);
   return copy;
 }
 
@@ -236,6 +239,12 @@ function walkMap(ctx: Walk, dest: Node, origin: Node, schema: PatchSchema | unde
   const result = visitMap(dest, origin, path);
   if (result === undefined || !isMap(result) || result === KEEP_NULL) return result;
   for (const key of sortedFieldNames([result, origin])) {
+    // merge2's VisitMap keeps a null the resource spells out that the patch leaves alone, and drops
+    // a field the resource left empty (`resources:`): a null scalar with no text.
+    if (isBareNull(result, key) && !(isMap(origin) && own(origin, key) !== undefined)) {
+      delete result[key];
+      continue;
+    }
     const value = walk(
       ctx,
       own(result, key),
