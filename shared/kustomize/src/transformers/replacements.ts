@@ -209,7 +209,9 @@ function copyToTarget(
       },
       created: false,
     };
-    const spots = match(root, splitReplacementPath(fieldPath), 0, create, value);
+    // One leading dot is allowed (`.metadata.name`); an empty part anywhere else finds nothing.
+    const path = splitReplacementPath(fieldPath.startsWith('.') ? fieldPath.slice(1) : fieldPath);
+    const spots = match(root, path, 0, create, value);
     if (spots.length === 0) {
       throw new KustomizeError(
         create
@@ -312,7 +314,10 @@ function splitListPart(part: string): { field: string; value: string } {
 /** kyaml's PathGetter, as the source lookup uses it: exact `[key=value]` matches, no wildcards. */
 export function lookup(object: JsonValue, path: string[]): JsonValue | undefined {
   let current: JsonValue | undefined = object;
-  for (const part of path) {
+  for (const raw of path) {
+    // PathGetter's cleanPath: parts are trimmed and empty ones skipped (`.metadata.name` works).
+    const part = raw.trim();
+    if (part === '') continue;
     if (current === undefined || current === null) return undefined;
     if (isListPart(part)) {
       if (!Array.isArray(current)) return undefined;
@@ -345,6 +350,8 @@ function emptyFor(next: string | undefined, value: JsonValue): JsonValue {
 function match(spot: Spot, path: string[], i: number, create: boolean, value: JsonValue): Spot[] {
   if (i === path.length) return [spot];
   const part = path[i] ?? '';
+  // kyaml's PathMatcher finds no field named '' (`data..key`, `data.key.`), and kustomize fails.
+  if (part === '') return [];
   const next = path[i + 1];
   const current = spot.get();
   if (isIndexPart(part)) {
