@@ -95,13 +95,10 @@ function mergeOptions(
   return merged;
 }
 
+/** kustomize's NewGenerationBehavior: any other word (`add`) is 'unspecified', which acts as create. */
 function behaviorOf(args: GeneratorArgs): 'create' | 'merge' | 'replace' {
   const b = args.behavior ?? '';
-  if (b === '' || b === 'create') return 'create';
-  if (b === 'merge' || b === 'replace') return b;
-  throw new KustomizeError(
-    `generator ${args.name ?? ''}: behavior ${JSON.stringify(b)} is not one of create, merge, replace`,
-  );
+  return b === 'merge' || b === 'replace' ? b : 'create';
 }
 
 /** Builds one ConfigMap or Secret from its generator arguments. */
