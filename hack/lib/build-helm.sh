@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # Builds the Helm renderer and the reference helm from hack/tools/helm-renderer (one wrapper
 # module, so both use the helm.sh/helm/v3 version and dependency graph its go.sum pins):
-#   bin/mooring-helm.wasm  hack/tools/helm-renderer/main.go for GOOS=wasip1: what shared/helm runs
-#                          inside Node's WASI (shipped in the operator image, see config/Dockerfile)
+#   bin/mooring-helm.wasm  hack/tools/helm-renderer/main.go for GOOS=wasip1, -buildmode=c-shared
+#                          (a reactor: initialised once, one exported call per render): what
+#                          shared/helm runs inside Node's WASI (shipped in the operator image, see
+#                          config/Dockerfile)
 #   bin/helm               helm.sh/helm/v3/cmd/helm: the oracle the renderer's tests compare with
 # Both carry Helm's release ldflags (helm's Makefile at the pinned tag), so .Capabilities is
 # what a released helm reports offline: KubeVersion v1.<client-go minor + 0>.0, not the v1.20.0 a
 # plain `go build` leaves in, and HelmVersion with the release's version and commit.
-# A stamp per binary records the module, main.go, the Go version and the ldflags; a matching
-# stamp skips the build. Usage: hack/lib/build-helm.sh [renderer] [helm]   (default: both)
+# A stamp per binary records the module, main.go, the Go version, the target, the build mode and
+# the ldflags; a matching stamp skips the build.
+# Usage: hack/lib/build-helm.sh [renderer] [helm]   (default: both)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -55,17 +58,17 @@ for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
   ldflags+=" -X $pkg.k8sVersionMajor=$k8s_major -X $pkg.k8sVersionMinor=$k8s_minor"
 done
 
-# build NAME OUTPUT GOOS GOARCH PACKAGE
+# build NAME OUTPUT GOOS GOARCH BUILDMODE PACKAGE
 build() {
-  local name=$1 out=$2 goos=$3 goarch=$4 pkg=$5 stamp stamp_file="$bin/.$1.stamp"
-  stamp=$( (cat "$dir/go.mod" "$dir/go.sum" "$dir/main.go"; echo "$go_version $goos/$goarch $ldflags") | sha256sum | cut -c1-16)
+  local name=$1 out=$2 goos=$3 goarch=$4 mode=$5 pkg=$6 stamp stamp_file="$bin/.$1.stamp"
+  stamp=$( (cat "$dir/go.mod" "$dir/go.sum" "$dir/main.go"; echo "$go_version $goos/$goarch $mode $ldflags") | sha256sum | cut -c1-16)
   if [ -f "$out" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
     echo "helm build: $name (helm $helm_version) is up to date"
     return
   fi
   echo "helm build: building $name (helm $helm_version, $goos/$goarch; a cold build takes several minutes on 2 cores, a cached one seconds)"
   local start=$SECONDS
-  (cd "$dir" && GOOS=$goos GOARCH=$goarch nice -n 10 go build -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") ||
+  (cd "$dir" && GOOS=$goos GOARCH=$goarch nice -n 10 go build -buildmode="$mode" -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") ||
     die "go build of $name failed (see above)"
   mv "$out.tmp" "$out"
   echo "$stamp" > "$stamp_file"
@@ -76,8 +79,8 @@ wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=(renderer helm)
 for w in "${wanted[@]}"; do
   case "$w" in
-    renderer) build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm . ;;
-    helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" helm.sh/helm/v3/cmd/helm ;;
+    renderer) build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . ;;
+    helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" exe helm.sh/helm/v3/cmd/helm ;;
     *) die "unknown target $w (known: renderer, helm)" ;;
   esac
 done

@@ -5,22 +5,39 @@
 // client-only dry-run mode and cmd/helm/template.go's output loop, copied (see install below),
 // so the stream is byte for byte what `helm template` v3.22.0 prints.
 //
-// It is built for GOOS=wasip1 (bin/mooring-helm.wasm) and run inside Node's WASI with only the
-// chart directory preopened (shared/helm); see docs/decisions.md. It reads one JSON request on
-// stdin and writes the manifests to stdout. On failure it writes "Error: <Helm's message>" as
-// the last line of stderr and exits 1. It reads no environment and opens nothing but the chart.
+// It is built for GOOS=wasip1 with -buildmode=c-shared (bin/mooring-helm.wasm), a reactor: the
+// host runs _initialize once (the Go runtime and Helm's package init), then renders many charts
+// through the exports below, one call each, inside Node's WASI with only the chart directory
+// preopened (shared/helm; see docs/decisions.md). It reads no environment and opens nothing but
+// the chart. Between calls no goroutine runs: Go's wasm scheduler has one thread and runs only
+// inside an export.
+//
+// One render: the host asks mooring_request for a buffer of n bytes, writes the JSON request
+// there, calls mooring_render, which returns the result's length, reads it at mooring_result
+// (one status byte, then the manifests or Helm's message), and calls mooring_release, which
+// drops the result and collects garbage so the next render starts from a small heap.
 package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
+	"unsafe"
 
 	"github.com/pkg/errors"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 
 	"helm.sh/helm/v3/pkg/chart"
@@ -32,8 +49,9 @@ import (
 	"helm.sh/helm/v3/pkg/strvals"
 )
 
-// request is what stdin carries. Values are YAML documents (their text, not paths: the
-// renderer can open nothing but the chart), merged in order like `helm template -f a -f b`.
+// request is what the host writes at mooring_request. Values are YAML documents (their text,
+// not paths: the renderer can open nothing but the chart), merged in order like
+// `helm template -f a -f b`.
 type request struct {
 	Chart                string   `json:"chart"`
 	ReleaseName          string   `json:"releaseName"`
@@ -50,6 +68,9 @@ type request struct {
 	SkipTests            bool     `json:"skipTests"`
 	SkipSchemaValidation bool     `json:"skipSchemaValidation"`
 	DisableHooks         bool     `json:"disableHooks"`
+	// Lookup: the host answers `lookup` (mooring.lookup below). Without it, lookup finds
+	// nothing, as in `helm template`.
+	Lookup bool `json:"lookup"`
 	// MemoryLimit, when set, is the Go runtime's soft limit (debug.SetMemoryLimit): the GC works
 	// harder near it, so a chart that fits is not stopped by the sandbox's hard cap on garbage.
 	MemoryLimit int64 `json:"memoryLimit"`
@@ -58,13 +79,77 @@ type request struct {
 	Probe bool `json:"probe"`
 }
 
-func main() {
-	out, err := run(os.Stdin)
+// The status byte in front of a result.
+const (
+	statusOK = 0
+	// Helm refused the chart or its values; the rest is Helm's message.
+	statusHelmError = 1
+	// The renderer panicked outside Helm's own recovery; the host discards this instance.
+	statusPanic = 2
+)
+
+var (
+	requestBuf []byte
+	resultBuf  []byte
+)
+
+// main is not run in a c-shared (reactor) build; the host calls the exports.
+func main() {}
+
+func init() {
+	// The GC runs on the one thread, inside the render: collect less often than Go's default
+	// (the soft limit each request sets still bounds the heap). Charts render up to a third
+	// faster, in a few more MB.
+	debug.SetGCPercent(400)
+	// Helm logs warnings (coalesce, dependencies) that `helm template` prints on stderr and the
+	// host never shows; a long-lived instance must not accumulate them.
+	log.SetOutput(io.Discard)
+}
+
+// mooring_request returns the address of a fresh n-byte buffer for the next request.
+//
+//go:wasmexport mooring_request
+func requestBuffer(n int32) unsafe.Pointer {
+	requestBuf = make([]byte, max(n, 1))[:n]
+	return unsafe.Pointer(unsafe.SliceData(requestBuf[:cap(requestBuf)]))
+}
+
+// mooring_render renders the request in the buffer and returns the result's length.
+//
+//go:wasmexport mooring_render
+func render() int32 {
+	status, out := renderGuarded(requestBuf)
+	requestBuf = nil
+	resultBuf = append(append(make([]byte, 0, len(out)+1), status), out...)
+	return int32(len(resultBuf))
+}
+
+// mooring_result returns the address of the last result.
+//
+//go:wasmexport mooring_result
+func resultAddress() unsafe.Pointer {
+	return unsafe.Pointer(unsafe.SliceData(resultBuf))
+}
+
+// mooring_release drops the last result and collects garbage while the host is not waiting.
+//
+//go:wasmexport mooring_release
+func releaseResult() {
+	resultBuf = nil
+	runtime.GC()
+}
+
+func renderGuarded(in []byte) (status byte, out []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			status, out = statusPanic, []byte(fmt.Sprintf("mooring-helm panicked: %v", r))
+		}
+	}()
+	out, err := run(bytes.NewReader(in))
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "Error: %s\n", err)
-		os.Exit(1)
+		return statusHelmError, []byte(err.Error())
 	}
-	os.Stdout.Write(out)
+	return statusOK, out
 }
 
 func run(in io.Reader) ([]byte, error) {
@@ -180,8 +265,13 @@ func install(chrt *chart.Chart, vals map[string]interface{}, req *request, kubeV
 			return "", nil, errors.Errorf("chart requires kubeVersion: %s which is incompatible with Kubernetes %s", chrt.Metadata.KubeVersion, caps.KubeVersion.String())
 		}
 	}
-	var e engine.Engine // no REST config: lookup returns empty results, as in `helm template`
-	files, err := e.Render(chrt, valuesToRender)
+	var files map[string]string
+	if req.Lookup {
+		files, err = engine.RenderWithClientProvider(chrt, valuesToRender, hostClients{})
+	} else {
+		var e engine.Engine // no client: lookup returns empty results, as in `helm template`
+		files, err = e.Render(chrt, valuesToRender)
+	}
 	if err != nil {
 		return "", nil, err
 	}
@@ -289,4 +379,83 @@ func isTestHook(h *release.Hook) bool {
 		}
 	}
 	return false
+}
+
+// hostLookup asks the host for one object (name set) or a list (name empty) as JSON. It returns
+// the answer's length (the answer is "null" when nothing is found), or minus the length of an
+// error message; either waits at mooring.lookup_answer.
+//
+//go:wasmimport mooring lookup
+func hostLookup(req unsafe.Pointer, reqLen int32) int32
+
+// hostLookupAnswer copies the pending answer to buf, which holds its length.
+//
+//go:wasmimport mooring lookup_answer
+func hostLookupAnswer(buf unsafe.Pointer)
+
+// hostClients is the engine's ClientProvider: every client asks the host, which answers from
+// the target cluster with the caller's own credentials. Namespaced is claimed for every kind;
+// the host ignores the namespace of a cluster-scoped kind, as the API server's path does.
+type hostClients struct{}
+
+func (hostClients) GetClientFor(apiVersion, kind string) (dynamic.NamespaceableResourceInterface, bool, error) {
+	return hostResource{apiVersion: apiVersion, kind: kind}, true, nil
+}
+
+// hostResource implements the Get and List that Helm's lookup calls; any other method of the
+// embedded (nil) interface would panic, and nothing calls them.
+type hostResource struct {
+	dynamic.NamespaceableResourceInterface
+	apiVersion, kind, namespace string
+}
+
+func (r hostResource) Namespace(ns string) dynamic.ResourceInterface {
+	r.namespace = ns
+	return r
+}
+
+func (r hostResource) ask(name string) (map[string]interface{}, error) {
+	q, err := json.Marshal(map[string]string{"apiVersion": r.apiVersion, "kind": r.kind, "namespace": r.namespace, "name": name})
+	if err != nil {
+		return nil, err
+	}
+	n := hostLookup(unsafe.Pointer(unsafe.SliceData(q)), int32(len(q)))
+	runtime.KeepAlive(q)
+	size := n
+	if size < 0 {
+		size = -size
+	}
+	answer := make([]byte, max(size, 1))[:size]
+	hostLookupAnswer(unsafe.Pointer(unsafe.SliceData(answer[:cap(answer)])))
+	if n < 0 {
+		return nil, errors.New(string(answer))
+	}
+	var obj map[string]interface{}
+	// utiljson decodes integers as int64, as client-go's unstructured decoder does.
+	if err := utiljson.Unmarshal(answer, &obj); err != nil {
+		return nil, fmt.Errorf("lookup %s %s: the host's answer is not a JSON object: %w", r.apiVersion, r.kind, err)
+	}
+	if obj == nil {
+		gv, _ := schema.ParseGroupVersion(r.apiVersion)
+		return nil, apierrors.NewNotFound(gv.WithResource(strings.ToLower(r.kind)).GroupResource(), name)
+	}
+	return obj, nil
+}
+
+func (r hostResource) Get(_ context.Context, name string, _ metav1.GetOptions, _ ...string) (*unstructured.Unstructured, error) {
+	obj, err := r.ask(name)
+	if err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
+}
+
+func (r hostResource) List(_ context.Context, _ metav1.ListOptions) (*unstructured.UnstructuredList, error) {
+	obj, err := r.ask("")
+	if err != nil {
+		return nil, err
+	}
+	list := &unstructured.UnstructuredList{}
+	list.SetUnstructuredContent(obj)
+	return list, nil
 }

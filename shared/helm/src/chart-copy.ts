@@ -9,6 +9,12 @@ import { HelmChartError } from './errors.ts';
  * whatever the WASI implementation does with links. Helm's loader follows links the same way.
  */
 export function copyChart(src: string, dest: string): void {
+  mkdirSync(dest);
+  copyChartInto(src, dest);
+}
+
+/** copyChart into `dest`, an existing empty directory (a warm renderer's preopened one). */
+export function copyChartInto(src: string, dest: string): void {
   let root: string;
   try {
     root = realpathSync(src);
@@ -19,7 +25,6 @@ export function copyChart(src: string, dest: string): void {
   }
   const inside = (p: string): boolean => p === root || p.startsWith(root + sep);
   const walk = (dir: string, to: string, shown: string, open: Set<string>): void => {
-    mkdirSync(to);
     for (const name of readdirSync(dir).sort()) {
       const from = join(dir, name);
       const rel = shown ? `${shown}/${name}` : name;
@@ -39,6 +44,7 @@ export function copyChart(src: string, dest: string): void {
         if (open.has(real))
           throw new HelmChartError(`chart directory ${rel} links back to ${relative(root, real) || '.'}`);
         open.add(real);
+        mkdirSync(join(to, name));
         walk(real, join(to, name), rel, open);
         open.delete(real);
       } else if (target.isFile()) {

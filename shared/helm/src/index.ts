@@ -1,4 +1,4 @@
-export { copyChart } from './chart-copy.ts';
+export { copyChart, copyChartInto } from './chart-copy.ts';
 export {
   HelmChartError,
   HelmMemoryError,
@@ -6,5 +6,14 @@ export {
   HelmTemplateError,
   HelmTimeoutError,
 } from './errors.ts';
-export { defaultWasmPath, type RenderLimits, type RenderOptions, renderChart } from './render.ts';
+export {
+  defaultRendererPool,
+  defaultWasmPath,
+  prewarmRenderers,
+  type RenderLimits,
+  type RenderOptions,
+  renderChart,
+} from './render.ts';
+export { type HelmPoolOptions, HelmRendererPool } from './renderer-pool.ts';
+export { LOOKUP_ANSWER_LIMIT, type LookupFunction } from './renderer-worker.ts';
 export { capMemory, pagesFor } from './wasm-memory.ts';

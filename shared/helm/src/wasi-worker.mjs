@@ -1,33 +1,95 @@
-// Runs bin/mooring-helm.wasm once inside Node's WASI, in a worker thread so the parent can stop
-// it (worker.terminate() interrupts WebAssembly, even a loop with no calls). Plain JavaScript so
-// that it needs no loader. The guest gets no environment, its arguments, three open files
-// (request, output, errors) and one preopened directory, the chart copy, as /chart.
+// One warm Helm renderer: bin/mooring-helm.wasm (a reactor) instantiated once inside Node's WASI,
+// in a worker thread so the parent can stop it (worker.terminate() interrupts WebAssembly, even a
+// loop with no calls, and an Atomics.wait). The Go runtime and Helm's package init run once, in
+// _initialize; each render is then one call of the module's exports. Plain JavaScript so that it
+// needs no loader.
+//
+// The guest gets no environment, its name as its one argument, /dev/null as stdin and stdout, an
+// append-only file as stderr (where Go writes a fatal error) and one preopened directory, `chartDir`
+// as /chart, which the parent fills with one chart copy per render and empties after it.
+//
+// Messages: parent → worker {type:'render', request} (a JSON string); worker → parent
+// {type:'ready'}, {type:'result', status, output, memoryBytes} (output an ArrayBuffer, transferred),
+// {type:'trap', message} (the instance is unusable), {type:'lookup', query} while the guest waits
+// for the answer in the shared buffer (see answerLookup in renderer-worker.ts).
 import { closeSync, openSync } from 'node:fs';
 import { WASI } from 'node:wasi';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { module, chartDir, requestPath, stdoutPath, stderrPath } = workerData;
-const stdin = openSync(requestPath, 'r');
-const stdout = openSync(stdoutPath, 'w');
-const stderr = openSync(stderrPath, 'w');
-try {
-  const wasi = new WASI({
-    version: 'preview1',
-    args: ['mooring-helm'],
-    env: {},
-    preopens: { '/chart': chartDir },
-    stdin,
-    stdout,
-    stderr,
-    returnOnExit: true,
+const { module, chartDir, stderrPath, lookupBuffer } = workerData;
+// lookupBuffer: [state, length] as Int32, then the answer's bytes. state 0: waiting, 1: answered;
+// length < 0: an error message of -length bytes.
+const control = new Int32Array(lookupBuffer, 0, 2);
+const answerBytes = new Uint8Array(lookupBuffer, 8);
+
+const fds = [openSync('/dev/null', 'r'), openSync('/dev/null', 'w'), openSync(stderrPath, 'a')];
+const wasi = new WASI({
+  version: 'preview1',
+  args: ['mooring-helm'],
+  env: {},
+  preopens: { '/chart': chartDir },
+  stdin: fds[0],
+  stdout: fds[1],
+  stderr: fds[2],
+  returnOnExit: true,
+});
+
+let instance;
+let pendingAnswer;
+const memory = () => new Uint8Array(instance.exports.memory.buffer);
+
+const host = {
+  lookup(queryAddress, queryLength) {
+    const query = Buffer.from(memory().slice(queryAddress, queryAddress + queryLength)).toString('utf8');
+    Atomics.store(control, 0, 0);
+    parentPort.postMessage({ type: 'lookup', query });
+    Atomics.wait(control, 0, 0);
+    const length = Atomics.load(control, 1);
+    pendingAnswer = answerBytes.slice(0, Math.abs(length));
+    return length;
+  },
+  lookup_answer(address) {
+    memory().set(pendingAnswer, address);
+    pendingAnswer = undefined;
+  },
+};
+
+function render(request) {
+  const { mooring_request, mooring_render, mooring_result, mooring_release } = instance.exports;
+  const bytes = Buffer.from(request, 'utf8');
+  const at = mooring_request(bytes.length);
+  memory().set(bytes, at);
+  const length = mooring_render();
+  const result = mooring_result();
+  const view = memory();
+  const status = view[result];
+  const output = view.slice(result + 1, result + length).buffer;
+  const memoryBytes = view.byteLength;
+  parentPort.postMessage({ type: 'result', status, output, memoryBytes }, [output]);
+  // Off the caller's path: the result is already on its way.
+  mooring_release();
+}
+
+function trapped(err) {
+  parentPort.postMessage({
+    type: 'trap',
+    message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
   });
-  const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
-  const code = wasi.start(instance);
-  parentPort.postMessage({ code });
+  for (const fd of fds) closeSync(fd);
+  parentPort.close();
+}
+
+try {
+  instance = await WebAssembly.instantiate(module, { ...wasi.getImportObject(), mooring: host });
+  wasi.initialize(instance);
+  parentPort.on('message', (m) => {
+    try {
+      render(m.request);
+    } catch (err) {
+      trapped(err);
+    }
+  });
+  parentPort.postMessage({ type: 'ready' });
 } catch (err) {
-  parentPort.postMessage({ trap: err instanceof Error ? `${err.name}: ${err.message}` : String(err) });
-} finally {
-  closeSync(stdin);
-  closeSync(stdout);
-  closeSync(stderr);
+  trapped(err);
 }

@@ -10,6 +10,7 @@ import {
   HelmChartError,
   HelmMemoryError,
   HelmRenderError,
+  HelmRendererPool,
   HelmTemplateError,
   HelmTimeoutError,
   renderChart,
@@ -123,11 +124,10 @@ describe('the Helm renderer sandbox', () => {
     // Below renderChart's chart copy: the renderer is asked to load charts outside /chart.
     const chart = join(scratch, 'preopen');
     cpSync(hostile('escape'), chart, { recursive: true });
-    const work = mkdtempSync(join(scratch, 'run-'));
-    assert.match(await runRenderer(base, chart, 'preopen', roomy, undefined, work), /name: escape/);
+    assert.match(await runRenderer(base, chart, 'preopen', roomy), /name: escape/);
     for (const outside of ['/', '/etc', '/chart/..', '/chart/../etc', '/chart/../../../etc', TESTDATA]) {
       await assert.rejects(
-        runRenderer({ ...base, chart: outside }, chart, 'preopen', roomy, undefined, work),
+        runRenderer({ ...base, chart: outside }, chart, 'preopen', roomy),
         (err: unknown) => {
           assert.ok(err instanceof HelmTemplateError, `${outside}: ${String(err)}`);
           assert.doesNotMatch(err.helmMessage, /root:/);
@@ -147,10 +147,7 @@ describe('the Helm renderer sandbox', () => {
     try {
       const chart = join(scratch, 'probe');
       cpSync(hostile('escape'), chart, { recursive: true });
-      const work = mkdtempSync(join(scratch, 'run-'));
-      const probe = JSON.parse(
-        await runRenderer({ ...base, probe: true }, chart, 'probe', roomy, undefined, work),
-      );
+      const probe = JSON.parse(await runRenderer({ ...base, probe: true }, chart, 'probe', roomy));
       // Go's wasip1 port starts in its first preopened directory.
       assert.deepEqual(probe, { environ: [], args: ['mooring-helm'], wd: '/chart' });
     } finally {
@@ -170,6 +167,54 @@ describe('the Helm renderer sandbox', () => {
       );
     });
   }
+
+  describe('one warm renderer, reused', () => {
+    // One renderer, so each render below runs where the one before it ran (or in its successor).
+    const pool = new HelmRendererPool({ size: 1 });
+    after(() => pool.close());
+    const render = (chartDir: string, limits = roomy) =>
+      renderChart({ chartDir, releaseName: 'r', namespace: 'n', limits, pool });
+
+    it('a chart rendered after another sees none of its files', { timeout: 300_000 }, async () => {
+      assert.equal(
+        await render(join(TESTDATA, 'leftover-a')),
+        '---\n# Source: leftover-a/templates/a.yaml\nprivate: "a secret of chart a"\n',
+      );
+      const started = pool.started;
+      assert.equal(
+        await render(join(TESTDATA, 'leftover-b')),
+        '---\n# Source: leftover-b/templates/b.yaml\nprivate: ""\ndotdot: ""\nfiles: \ntemplates:\n',
+      );
+      assert.equal(pool.started, started, 'the second render started a renderer of its own');
+    });
+
+    it('a render after a timed-out one succeeds, in a new renderer', { timeout: 300_000 }, async () => {
+      await render(hostile('escape'));
+      const started = pool.started;
+      await assert.rejects(render(hostile('loop'), { ...roomy, timeoutMs: 3_000 }), HelmTimeoutError);
+      assert.match(await render(hostile('escape')), /name: escape/);
+      assert.equal(pool.started, started + 1, 'the timed-out renderer was reused');
+    });
+
+    it('a render after one stopped at the memory limit succeeds, in a new renderer', {
+      timeout: 300_000,
+    }, async () => {
+      const limits = { timeoutMs: 240_000, memoryBytes: 256 << 20 };
+      await render(hostile('escape'), limits);
+      const started = pool.started;
+      await assert.rejects(render(hostile('bigstring'), limits), HelmMemoryError);
+      assert.match(await render(hostile('escape'), limits), /name: escape/);
+      assert.equal(pool.started, started + 1, 'the trapped renderer was reused');
+    });
+
+    it('a refusal leaves the renderer warm', { timeout: 300_000 }, async () => {
+      await render(hostile('escape'));
+      const started = pool.started;
+      await assert.rejects(render(hostile('env')), HelmTemplateError);
+      assert.match(await render(hostile('escape')), /name: escape/);
+      assert.equal(pool.started, started);
+    });
+  });
 
   it('errors are typed: a missing renderer module', { timeout: 60_000 }, async () => {
     await assert.rejects(

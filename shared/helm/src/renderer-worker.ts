@@ -1,0 +1,215 @@
+// One warm renderer: a worker thread holding an initialised instance of bin/mooring-helm.wasm
+// (wasi-worker.mjs), its own scratch directory (the preopened chart directory and the guest's
+// stderr) and the shared buffer through which the guest's `lookup` waits for the host's answer.
+// It renders one chart at a time; after a timeout, a trap or a panic it is dead and never reused.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { HelmRenderError } from './errors.ts';
+import type { WasmModule } from './wasm-api.ts';
+
+const WORKER = new URL('./wasi-worker.mjs', import.meta.url);
+
+/** The largest `lookup` answer (the JSON of one object or list) the host hands the guest. */
+export const LOOKUP_ANSWER_LIMIT = 8 << 20;
+
+/** Answers Helm's `lookup`: the object, the List object when `name` is empty, or null (not found). */
+export type LookupFunction = (
+  apiVersion: string,
+  kind: string,
+  namespace: string,
+  name: string,
+) => Promise<Record<string, unknown> | null>;
+
+/** How one call ended. `helm-error` carries Helm's message; `panic` and `trap` kill the worker. */
+export type Outcome =
+  | { kind: 'ok'; output: string; memoryBytes: number }
+  | { kind: 'helm-error'; message: string; memoryBytes: number }
+  | { kind: 'panic'; message: string }
+  | { kind: 'trap'; message: string; stderr: string }
+  | { kind: 'timeout' };
+
+type FromWorker =
+  | { type: 'ready' }
+  | { type: 'result'; status: number; output: ArrayBuffer; memoryBytes: number }
+  | { type: 'trap'; message: string }
+  | { type: 'lookup'; query: string };
+
+interface Job {
+  done: (o: Outcome) => void;
+  lookup: LookupFunction | undefined;
+  timer: NodeJS.Timeout;
+}
+
+export class RendererWorker {
+  /** The directory the guest sees as /chart: fill it with `chartDir` before `render`. */
+  readonly chartDir: string;
+  private readonly scratch: string;
+  private readonly stderrPath: string;
+  private readonly worker: Worker;
+  private readonly control: Int32Array;
+  private readonly answer: Uint8Array;
+  private readonly ready: Promise<void>;
+  private readonly ownsChartDir: boolean;
+  private job: Job | undefined;
+  private dead = false;
+
+  /**
+   * Starts the worker. `chartDir` defaults to a fresh directory of its own, emptied after every
+   * render; one given by the caller (a one-off run) is left as it is.
+   */
+  constructor(module: WasmModule, chartDir?: string) {
+    this.scratch = mkdtempSync(join(tmpdir(), 'mooring-helm-'));
+    this.ownsChartDir = !chartDir;
+    this.chartDir = chartDir ?? join(this.scratch, 'chart');
+    if (this.ownsChartDir) mkdirSync(this.chartDir, { mode: 0o700 });
+    this.stderrPath = join(this.scratch, 'stderr');
+    const buffer = new SharedArrayBuffer(8 + LOOKUP_ANSWER_LIMIT);
+    this.control = new Int32Array(buffer, 0, 2);
+    this.answer = new Uint8Array(buffer, 8);
+    // The guest's memory is the capped wasm memory, not the JS heap: the worker needs little.
+    // Its own stdio is the process's (captured stdio would keep the process alive while an
+    // idle worker waits); it prints nothing but WASI's experimental warning, silenced here.
+    this.worker = new Worker(WORKER, {
+      workerData: { module, chartDir: this.chartDir, stderrPath: this.stderrPath, lookupBuffer: buffer },
+      env: {},
+      execArgv: ['--no-warnings'],
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
+    });
+    this.ready = new Promise((resolve, reject) => {
+      const early = (err: Error): void =>
+        reject(new HelmRenderError(`the Helm renderer did not start: ${err.message}`));
+      this.worker.once('error', early);
+      this.worker.once('exit', () => early(new Error('its worker stopped')));
+      this.worker.once('message', (m: FromWorker) => {
+        this.worker.off('error', early);
+        if (m.type === 'ready') resolve();
+        else early(new Error(m.type === 'trap' ? m.message : `unexpected ${m.type}`));
+      });
+    });
+    this.ready.catch(() => this.discard());
+    this.worker.on('message', (m: FromWorker) => this.onMessage(m));
+    this.worker.on('error', (err) =>
+      this.finish({ kind: 'trap', message: `${err.name}: ${err.message}`, stderr: this.stderr() }),
+    );
+    this.worker.on('exit', () => {
+      this.dead = true;
+      this.finish({ kind: 'trap', message: 'the renderer worker stopped', stderr: this.stderr() });
+      rmSync(this.scratch, { recursive: true, force: true });
+    });
+  }
+
+  /** Resolves once the Go runtime and Helm are initialised; rejects with a HelmRenderError. */
+  started(): Promise<void> {
+    return this.ready;
+  }
+
+  get alive(): boolean {
+    return !this.dead;
+  }
+
+  /** Lets the process exit while this worker waits for work (idle), or keeps it alive (busy). */
+  hold(busy: boolean): void {
+    if (busy) this.worker.ref();
+    else this.worker.unref();
+  }
+
+  /**
+   * Renders the chart already copied into `chartDir`.
+   * `request` is the JSON main.go reads. The worker is stopped at `timeoutMs`.
+   */
+  render(request: string, timeoutMs: number, lookup: LookupFunction | undefined): Promise<Outcome> {
+    if (this.dead || this.job) return Promise.reject(new Error('RendererWorker: not idle'));
+    return new Promise<Outcome>((resolve) => {
+      const timer = setTimeout(() => {
+        this.finish({ kind: 'timeout' });
+        this.discard();
+      }, timeoutMs);
+      this.job = { done: resolve, lookup, timer };
+      truncateSync(this.stderrPath, 0);
+      this.worker.postMessage({ request });
+    });
+  }
+
+  /** Stops the worker; it is never reused. */
+  discard(): void {
+    this.dead = true;
+    void this.worker.terminate();
+  }
+
+  private onMessage(m: FromWorker): void {
+    if (m.type === 'lookup') {
+      void this.answerLookup(m.query);
+    } else if (m.type === 'result') {
+      const text = Buffer.from(m.output).toString('utf8');
+      if (m.status === 0) this.finish({ kind: 'ok', output: text, memoryBytes: m.memoryBytes });
+      else if (m.status === 1) this.finish({ kind: 'helm-error', message: text, memoryBytes: m.memoryBytes });
+      else {
+        this.finish({ kind: 'panic', message: text });
+        this.discard();
+      }
+    } else if (m.type === 'trap') {
+      this.finish({ kind: 'trap', message: m.message, stderr: this.stderr() });
+      this.discard();
+    }
+  }
+
+  /** Runs the caller's lookup and hands the answer (or its error) to the waiting guest. */
+  private async answerLookup(query: string): Promise<void> {
+    const job = this.job;
+    let bytes: Buffer;
+    let failed = false;
+    try {
+      const q = JSON.parse(query) as { apiVersion: string; kind: string; namespace: string; name: string };
+      if (!job?.lookup) throw new Error('lookup is not available');
+      const obj = await job.lookup(q.apiVersion, q.kind, q.namespace, q.name);
+      bytes = Buffer.from(JSON.stringify(obj ?? null), 'utf8');
+      if (bytes.length > LOOKUP_ANSWER_LIMIT) {
+        throw new Error(
+          `the answer to lookup ${q.apiVersion} ${q.kind} ${q.namespace}/${q.name} is ${bytes.length} bytes, above the ${LOOKUP_ANSWER_LIMIT} byte limit`,
+        );
+      }
+    } catch (err) {
+      failed = true;
+      bytes = Buffer.from(err instanceof Error ? err.message : String(err), 'utf8').subarray(0, 4096);
+    }
+    // A render stopped meanwhile (timeout) has a dead worker: nobody waits for this answer.
+    if (this.job !== job || this.dead) return;
+    this.answer.set(bytes);
+    Atomics.store(this.control, 1, failed ? -bytes.length : bytes.length);
+    Atomics.store(this.control, 0, 1);
+    Atomics.notify(this.control, 0);
+  }
+
+  private finish(outcome: Outcome): void {
+    const job = this.job;
+    if (!job) return;
+    this.job = undefined;
+    clearTimeout(job.timer);
+    job.done(outcome);
+  }
+
+  private stderr(): string {
+    try {
+      return readFileSync(this.stderrPath, 'utf8').slice(-8192);
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * Empties a chart directory of its own, so the next render sees nothing of this one's chart;
+   * false when something is left (the worker must then not be reused).
+   */
+  clearChart(): boolean {
+    if (!this.ownsChartDir) return true;
+    try {
+      for (const entry of readdirSync(this.chartDir))
+        rmSync(join(this.chartDir, entry), { recursive: true, force: true });
+      return readdirSync(this.chartDir).length === 0;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// One warm renderer renders many different charts in a row, each byte for byte what
+// `helm template` prints: nothing of one render (values, templates, files, Go state) leaks into
+// the next. A refusal in between leaves the renderer warm and changes nothing after it.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { HelmRendererPool, HelmTemplateError, type RenderOptions, renderChart } from '../src/index.ts';
+import { helmTemplate, requireHelmBinaries, TESTDATA } from './helm-oracle.ts';
+
+requireHelmBinaries();
+
+const limits = { timeoutMs: 120_000, memoryBytes: 1 << 30 };
+const publicChart = (name: string): string => join(TESTDATA, 'public-charts', name, name);
+
+type Case = Omit<RenderOptions, 'limits'>;
+const sequence: [string, Case][] = [
+  [
+    'features with values',
+    {
+      chartDir: join(TESTDATA, 'features'),
+      releaseName: 'demo',
+      namespace: 'apps',
+      values: ['replicas: 3\n'],
+      set: ['child.port=9090'],
+    },
+  ],
+  ['cert-manager', { chartDir: publicChart('cert-manager'), releaseName: 'cm', namespace: 'cert-manager' }],
+  [
+    'features, defaults (after values were set)',
+    {
+      chartDir: join(TESTDATA, 'features'),
+      releaseName: 'demo',
+      namespace: 'apps',
+    },
+  ],
+  [
+    'helm subchart',
+    { chartDir: join(TESTDATA, 'helm-testcharts/subchart'), releaseName: 's', namespace: 'default' },
+  ],
+  ['apache (bitnami common)', { chartDir: publicChart('apache'), releaseName: 'web', namespace: 'web' }],
+  [
+    'kserve-resources',
+    { chartDir: publicChart('kserve-resources'), releaseName: 'kserve', namespace: 'kserve' },
+  ],
+  [
+    'helm chart-with-lib-dep',
+    {
+      chartDir: join(TESTDATA, 'helm-testcharts/chart-with-lib-dep'),
+      releaseName: 'lib',
+      namespace: 'default',
+      kubeVersion: '1.30.0',
+    },
+  ],
+  [
+    'cert-manager again',
+    { chartDir: publicChart('cert-manager'), releaseName: 'cm', namespace: 'cert-manager' },
+  ],
+];
+
+describe('one warm renderer, many charts in a row, each equal to helm template', () => {
+  const pool = new HelmRendererPool({ size: 1 });
+  after(() => pool.close());
+
+  for (const [i, [name, c]] of sequence.entries()) {
+    it(`${i + 1}. ${name}`, { timeout: 300_000 }, async () => {
+      const helm = await helmTemplate(c);
+      assert.equal(helm.code, 0, `helm template failed: ${helm.stderr}`);
+      assert.equal(await renderChart({ ...c, limits, pool }), helm.stdout);
+      if (i === 2) {
+        // A refusal in the middle of the sequence.
+        await assert.rejects(renderChart({ ...c, limits, pool, set: ['must=null'] }), HelmTemplateError);
+      }
+    });
+  }
+
+  it('all of them in the one renderer', () => {
+    assert.equal(pool.started, 1);
+    assert.equal(pool.renderers, 1);
+  });
+});
