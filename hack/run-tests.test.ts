@@ -204,7 +204,9 @@ describe('run-tests --unit', () => {
       join(dir, 'passes.test.ts'),
     ]);
     assert.equal(run.code, 0, run.output);
-    assert.match(run.output, /^shared\/kstatus\s+\d+\.\d% \d+\/\d+/m);
-    assert.match(run.output, /^total\s+\d+\.\d% \d+\/\d+\s+\d+\.\d% \d+\/\d+\s+\d+\.\d% \d+\/\d+/m);
+    // The file ran as a bundle: its lines are counted in the .ts files it came from.
+    const kstatus = /^shared\/kstatus\s+\d+\.\d% (\d+)\/\d+/m.exec(run.output);
+    assert.ok(kstatus && Number(kstatus[1]) > 0, run.output);
+    assert.match(run.output, /^total\s+\d+\.\d% \d+\/\d+\s*$/m);
   });
 });
