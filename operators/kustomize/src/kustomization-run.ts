@@ -1,9 +1,11 @@
 import type { Kustomization, ResourceInventory } from '@mooring/api';
 import type { Impersonation, KubeClient, ReconcileContext } from '@mooring/runtime';
 import type { ApplyChange } from './apply/apply-set.ts';
+import type { CapabilitiesCache } from './cluster-capabilities.ts';
 import type { compileHealthExprs } from './health-exprs.ts';
 import type { ObjectRef } from './inventory.ts';
 import type { RemoteClusters } from './remote-cluster.ts';
+import type { HelmRenderLimits } from './render/index.ts';
 import type { RenderCache } from './render.ts';
 import type { ResolvedSource } from './source-ref.ts';
 import type { kustomizationTimings } from './timeouts.ts';
@@ -16,6 +18,8 @@ export interface KustomizationDeps {
   requeueDependencyMs: number;
   /** Parallel applies within one Kustomization. */
   concurrentApplies: number;
+  /** How helmCharts render (`--helm-render-*`) and the targets' capabilities; defaults when absent. */
+  helm?: { limits: HelmRenderLimits; capabilities: CapabilitiesCache };
 }
 
 /** What the reconciler keeps between reconciles of all its Kustomizations. */

@@ -1,4 +1,5 @@
-import { type FlagTable, flagChecks, type OperatorDefinition } from '@mooring/runtime';
+import { type FlagTable, flagChecks, type OperatorDefinition, parseDuration } from '@mooring/runtime';
+import { CapabilitiesCache } from './cluster-capabilities.ts';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
 import { ArtifactCache, RenderCache } from './render.ts';
 
@@ -10,13 +11,32 @@ export const KUSTOMIZE_FLAGS = {
     help: 'Objects applied in parallel within one Kustomization (server-side apply requests in flight).',
     check: flagChecks.wholeNumber(1, 1000),
   },
+  'helm-render-timeout': {
+    type: 'string',
+    default: '2m',
+    help: 'Longest one helmCharts chart may render (Go duration); a chart that takes longer is stopped and its Kustomization fails with HelmRenderFailed.',
+    check: flagChecks.duration(1000),
+  },
+  'helm-render-memory': {
+    type: 'string',
+    default: '512',
+    help: "Memory cap of one chart render, in MiB (the sandboxed renderer's whole linear memory); a chart that needs more is stopped and its Kustomization fails with HelmRenderFailed.",
+    check: flagChecks.wholeNumber(64, 16384),
+  },
 } satisfies FlagTable;
+
+/** A flag's value as given, else its default. */
+function extraFlag(extra: Record<string, unknown>, name: keyof typeof KUSTOMIZE_FLAGS): string {
+  const raw = extra[name];
+  return typeof raw === 'string' ? raw : KUSTOMIZE_FLAGS[name].default;
+}
 
 /** The kustomize operator: Kustomizations rendered from source artifacts and applied to the cluster. */
 export function kustomizeOperator(): OperatorDefinition {
   // Extracted artifacts live on disk while cached; they are removed when the operator stops.
   const artifacts = new ArtifactCache();
   const renders = new RenderCache(256, artifacts);
+  const capabilities = new CapabilitiesCache();
   return {
     name: 'kustomize',
     extraFlags: KUSTOMIZE_FLAGS,
@@ -25,10 +45,12 @@ export function kustomizeOperator(): OperatorDefinition {
     },
     reconcilers(ctx) {
       // Resolved and checked with the other flags: a bad value stopped the process at start-up.
-      const raw = ctx.options.extra['concurrent-ssa'];
-      const concurrentApplies = Number(
-        typeof raw === 'string' ? raw : KUSTOMIZE_FLAGS['concurrent-ssa'].default,
-      );
+      const extra = ctx.options.extra as Record<string, unknown>;
+      const concurrentApplies = Number(extraFlag(extra, 'concurrent-ssa'));
+      const helmLimits = {
+        timeoutMs: parseDuration(extraFlag(extra, 'helm-render-timeout')),
+        memoryBytes: Number(extraFlag(extra, 'helm-render-memory')) * 1024 * 1024,
+      };
       return [
         kustomizationReconciler({
           client: ctx.client,
@@ -37,6 +59,7 @@ export function kustomizeOperator(): OperatorDefinition {
           defaultServiceAccount: ctx.options.defaultServiceAccount,
           requeueDependencyMs: ctx.options.requeueDependencyMs,
           concurrentApplies,
+          helm: { limits: helmLimits, capabilities },
         }) as never,
       ];
     },

@@ -1,7 +1,7 @@
 import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
-import { renderSpecOf } from '../render/index.ts';
+import { defaultHelmRenderLimits, renderSpecOf } from '../render/index.ts';
 import type { RenderInputs } from '../render.ts';
 
 /** The render of the source's artifact at `spec.path` with the object's overrides, from the cache when unchanged. */
@@ -11,7 +11,12 @@ export async function render(run: KustomizationRun): Promise<undefined> {
   run.status.lastAttemptedRevision = source.artifact.revision;
   // The same lookup of keys and variables that `mooring build kustomization` makes.
   const inputs: RenderInputs = { ...(await renderSpecOf(deps.client, obj)), artifact: source.artifact };
-  run.rendered = await deps.renderCache.get(inputs, run.signal);
+  // .Capabilities from the cluster the objects go to, read only if a chart renders.
+  const target = run.target ?? deps.client;
+  run.rendered = await deps.renderCache.get(inputs, run.signal, {
+    limits: deps.helm?.limits ?? defaultHelmRenderLimits,
+    ...(deps.helm ? { capabilities: deps.helm.capabilities.for(target) } : {}),
+  });
   return undefined;
 }
 
