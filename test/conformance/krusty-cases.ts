@@ -7,6 +7,9 @@ import { fileURLToPath } from 'node:url';
 import type { ConfinedFs } from '@mooring/kustomize';
 import * as mooring from '@mooring/kustomize';
 import { parse, parseAllDocuments } from 'yaml';
+import { helmRenderer } from '../../operators/kustomize/src/render/helm-renderer.ts';
+
+const HELM_LIMITS = { timeoutMs: 180_000, memoryBytes: 1 << 30 };
 
 /** The module whose krusty tests the cases come from (the api/ tree of kustomize/v5.8.0). */
 export const KRUSTY_MODULE = 'sigs.k8s.io/kustomize/api@v0.21.0';
@@ -274,7 +277,11 @@ export async function runCase(
     for (const d of rec.emptyDirs ?? []) mkdirSync(join(input, d), { recursive: true });
     const fs = withOptions(engine.createConfinedFs(input), rec, variant);
     const loadRestrictions = rec.options.loadRestrictions === 'LoadRestrictionsNone' ? 'none' : 'rootOnly';
-    actual = engine.toYAML(await engine.build(fs, rec.entry, { loadRestrictions }));
+    // kustomize's --enable-helm: the charts render through the operator's sandboxed Helm renderer.
+    const helm = rec.options.plugins.helmEnabled ? helmRenderer({ limits: HELM_LIMITS }) : undefined;
+    actual = engine.toYAML(
+      await engine.build(fs, rec.entry, { loadRestrictions, ...(helm ? { helm } : {}) }),
+    );
   } catch (err) {
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     if (!(err instanceof engine.KustomizeError))
