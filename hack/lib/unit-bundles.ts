@@ -15,7 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Loader, type Plugin } from 'esbuild';
+import { build, type Loader, type Plugin, transformSync } from 'esbuild';
 
 const LOADERS: Record<string, Loader> = {
   '.ts': 'ts',
@@ -26,7 +26,11 @@ const LOADERS: Record<string, Loader> = {
   '.cjs': 'js',
 };
 
-/** Each module's import.meta.* as literals of its own location. */
+/**
+ * Each module's import.meta.* as literals of its own location. esbuild's define rewrites the
+ * expressions in the syntax tree (text inside strings stays as it is), one file at a time; the
+ * inline source map of that step is followed by the bundle's.
+ */
 function ownImportMeta(): Plugin {
   return {
     name: 'own-import-meta',
@@ -35,11 +39,19 @@ function ownImportMeta(): Plugin {
         if (args.path.includes('/node_modules/')) return undefined;
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes('import.meta')) return undefined;
-        const contents = text
-          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-          .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path)))
-          .replaceAll('import.meta.filename', JSON.stringify(args.path));
-        return { contents, loader: LOADERS[extname(args.path)] ?? 'ts', resolveDir: dirname(args.path) };
+        const { code } = transformSync(text, {
+          loader: LOADERS[extname(args.path)] ?? 'ts',
+          sourcefile: args.path,
+          sourcemap: 'inline',
+          target: 'node20',
+          tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true, target: 'ES2023' } },
+          define: {
+            'import.meta.url': JSON.stringify(pathToFileURL(args.path).href),
+            'import.meta.dirname': JSON.stringify(dirname(args.path)),
+            'import.meta.filename': JSON.stringify(args.path),
+          },
+        });
+        return { contents: code, loader: 'js', resolveDir: dirname(args.path) };
       });
     },
   };
