@@ -85,11 +85,12 @@ export class HelmRendererPool {
       outcome = await use(worker);
       return outcome;
     } finally {
-      const reusable =
-        worker.clearChart() &&
-        outcome !== undefined &&
-        (outcome.kind === 'ok' || outcome.kind === 'helm-error') &&
-        outcome.memoryBytes <= this.retireAboveBytes;
+      const consistent =
+        outcome === undefined
+          ? worker.idle // `use` failed before handing the chart over
+          : (outcome.kind === 'ok' || outcome.kind === 'helm-error') &&
+            outcome.memoryBytes <= this.retireAboveBytes;
+      const reusable = worker.clearChart() && consistent;
       this.release(slot, reusable);
     }
   }

@@ -109,6 +109,11 @@ export class RendererWorker {
     return !this.dead;
   }
 
+  /** Alive and not rendering: the state after a render that never started (a refused chart copy). */
+  get idle(): boolean {
+    return !this.dead && !this.job;
+  }
+
   /** Lets the process exit while this worker waits for work (idle), or keeps it alive (busy). */
   hold(busy: boolean): void {
     if (busy) this.worker.ref();

@@ -211,6 +211,10 @@ describe('the Helm renderer sandbox', () => {
       await render(hostile('escape'));
       const started = pool.started;
       await assert.rejects(render(hostile('env')), HelmTemplateError);
+      const linked = join(scratch, 'linked-warm');
+      cpSync(hostile('escape'), linked, { recursive: true });
+      symlinkSync('/etc/passwd', join(linked, 'files/passwd'));
+      await assert.rejects(render(linked), HelmChartError);
       assert.match(await render(hostile('escape')), /name: escape/);
       assert.equal(pool.started, started);
     });
