@@ -94,6 +94,9 @@ function valuesOf(w: Where, chart: HelmChart, chartRel: string): string[] {
   } else {
     const text = load(w, valuesRel, 'valuesFile');
     const docs = parseYamlDocuments(text, valuesRel, w.limits);
+    // kyaml.Parse finds no document in an empty (or comment-only) file, and kustomize stops there.
+    if (docs.length === 0)
+      throw new KustomizeError(`${valuesRel}: could not parse values file into rnode: EOF`);
     const fromFile = docs[0];
     const file: JsonObject =
       fromFile !== null && typeof fromFile === 'object' && !Array.isArray(fromFile) ? fromFile : {};
