@@ -78,3 +78,16 @@ describe('one warm renderer, many charts in a row, each equal to helm template',
     assert.equal(pool.renderers, 1);
   });
 });
+
+describe('more renders at once than renderers: they queue', () => {
+  const pool = new HelmRendererPool({ size: 2 });
+  after(() => pool.close());
+
+  it('six renders on two renderers, each equal to helm template', { timeout: 300_000 }, async () => {
+    const picks = [1, 3, 4, 5, 6, 1].map((i) => sequence[i]![1]);
+    const expected = await Promise.all(picks.map((c) => helmTemplate(c)));
+    const ours = await Promise.all(picks.map((c) => renderChart({ ...c, limits, pool })));
+    ours.forEach((out, i) => assert.equal(out, expected[i]!.stdout, `render ${i + 1}`));
+    assert.ok(pool.started <= 2, `${pool.started} renderers started`);
+  });
+});
