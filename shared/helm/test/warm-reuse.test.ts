@@ -87,7 +87,7 @@ describe('more renders at once than renderers: they queue', () => {
     const picks = [1, 3, 4, 5, 6, 1].map((i) => sequence[i]![1]);
     const expected = await Promise.all(picks.map((c) => helmTemplate(c)));
     const ours = await Promise.all(picks.map((c) => renderChart({ ...c, limits, pool })));
-    ours.forEach((out, i) => assert.equal(out, expected[i]!.stdout, `render ${i + 1}`));
+    for (const [i, out] of ours.entries()) assert.equal(out, expected[i]!.stdout, `render ${i + 1}`);
     assert.ok(pool.started <= 2, `${pool.started} renderers started`);
   });
 });
