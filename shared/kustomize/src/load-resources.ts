@@ -205,7 +205,7 @@ function checkKey(pair: { key: unknown }, source: string, lines: LineCounter): s
  * kustomize rewrites metadata.annotations as a string map from the scalars' source text, so
  * `a: 0755` comes out as "0755" and an empty value as "" (only there: other fields keep their types).
  */
-function keepAnnotationText(doc: Document, value: JsonValue): void {
+function keepAnnotationText(doc: Document, value: JsonValue, nullsToo = true): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
   const metadata = value.metadata;
   if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return;
@@ -216,6 +216,7 @@ function keepAnnotationText(doc: Document, value: JsonValue): void {
   for (const pair of node.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
     if (key === undefined || typeof annotations[key] === 'string') continue;
+    if (!nullsToo && annotations[key] === null) continue;
     if (pair.value === null || (isScalar(pair.value) && pair.value.value === null && !pair.value.source)) {
       annotations[key] = '';
     } else if (isScalar(pair.value)) annotations[key] = pair.value.source ?? String(pair.value.value);
@@ -266,8 +267,13 @@ export function parseYamlDocuments(
   text: string,
   source: string,
   limits: YamlLimits = defaultYamlLimits,
-  /** Resources only: keep annotation values as their source text, as kustomize does (patches must not). */
-  annotationText = false,
+  /**
+   * `true` for resources: annotation values keep their source text, as kustomize does. A strategic
+   * merge patch keeps the text of its annotations too: `patch-as-resource` (one with a target or
+   * from patchesStrategicMerge, which kustomize loads as a resource) its nulls as well (`~` becomes
+   * "~"), `patch` all but its nulls, which still delete.
+   */
+  annotationText: boolean | 'patch' | 'patch-as-resource' = false,
   /** `yaml-1.1` reads `y`, `on`, `no` … as booleans, as sigs.k8s.io/yaml does for kustomization files. */
   schema: 'core' | 'yaml-1.1' = 'core',
   /** false for kustomization files: kustomize reads them with sigs.k8s.io/yaml, where a repeated key's last value wins. */
@@ -312,9 +318,9 @@ export function parseYamlDocuments(
         throw error;
       }
       checkDepth(value, limits.maxDepth, source);
-      if (annotationText) refuseNonStringKeys(doc.contents, value, source, lines);
+      if (annotationText === true) refuseNonStringKeys(doc.contents, value, source, lines);
       if (bigInts) noteExactInts(doc.contents, value);
-      if (annotationText) keepAnnotationText(doc, value);
+      if (annotationText) keepAnnotationText(doc, value, annotationText !== 'patch');
       out.push(value);
     }
   } catch (error) {

@@ -51,7 +51,10 @@ function parsePatch(input: PatchInput, limits: YamlLimits | undefined): ParsedPa
   const text = input.patch;
   let docs: JsonValue[];
   try {
-    docs = parseYamlDocuments(text, input.source, limits).filter((d) => d !== null);
+    // kustomize loads a patch with a target, and a patchesStrategicMerge file, as a resource.
+    const asResource = input.target !== undefined || input.format === 'strategicMerge';
+    const annotationText = asResource ? 'patch-as-resource' : 'patch';
+    docs = parseYamlDocuments(text, input.source, limits, annotationText).filter((d) => d !== null);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     throw new KustomizeError(`unable to parse SM or JSON patch from ${describe(input)}: ${why}`);
