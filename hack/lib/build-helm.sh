@@ -4,7 +4,7 @@
 #   bin/mooring-helm.wasm  hack/tools/helm-renderer/main.go for GOOS=wasip1, -buildmode=c-shared
 #                          (a reactor: initialised once, one exported call per render): what
 #                          shared/helm runs inside Node's WASI (shipped in the operator image, see
-#                          config/Dockerfile)
+#                          hack/lib/image/build.ts)
 #   bin/helm               helm.sh/helm/v3/cmd/helm: the oracle the renderer's tests compare with
 # Both carry Helm's release ldflags (helm's Makefile at the pinned tag), so .Capabilities is
 # what a released helm reports offline: KubeVersion v1.<client-go minor + 0>.0, not the v1.20.0 a

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fails early, with what to install, when a tool the demo or the tests need is missing.
 # `check-prerequisites.sh tests` also wants the servers the test suite runs on loopback (sshd,
-# docker-registry, htpasswd, age) and, as root on Debian, installs them itself.
+# docker-registry, htpasswd, age), runc to run the operator image, and apt-get and dpkg-deb to
+# build it (hack/image), and, as root on Debian, installs the packages itself.
 set -euo pipefail
 missing=()
 need() { command -v "$1" >/dev/null 2>&1 || missing+=("$1 ($2)"); }
@@ -11,7 +12,9 @@ need go "Go 1.26 or newer, to build kube-apiserver and etcd"
 need git "Debian package git"
 need openssl "Debian package openssl"
 if [ "${1:-}" = tests ]; then
-  declare -A debs=([/usr/sbin/sshd]=openssh-server [ssh]=openssh-client [docker-registry]=docker-registry [htpasswd]=apache2-utils [age]=age)
+  need apt-get "Debian's apt: the operator image's packages are downloaded with it (hack/image)"
+  need dpkg-deb "Debian's dpkg: unpacks the operator image's packages"
+  declare -A debs=([/usr/sbin/sshd]=openssh-server [ssh]=openssh-client [docker-registry]=docker-registry [htpasswd]=apache2-utils [age]=age [runc]=runc)
   absent=()
   for tool in "${!debs[@]}"; do command -v "$tool" >/dev/null 2>&1 || [ -x "$tool" ] || absent+=("${debs[$tool]}"); done
   if [ ${#absent[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -19,7 +22,7 @@ if [ "${1:-}" = tests ]; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${absent[@]}" >/dev/null ||
       { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${absent[@]}" >/dev/null; }
   else
-    for p in "${absent[@]}"; do missing+=("Debian package $p (the tests start it on loopback)"); done
+    for p in "${absent[@]}"; do missing+=("Debian package $p (the tests start it on loopback, or run the image with it)"); done
   fi
 fi
 if [ ${#missing[@]} -gt 0 ]; then

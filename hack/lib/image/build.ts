@@ -39,6 +39,8 @@ export interface BuildOptions {
   version: string;
   outDir?: string;
   cacheDir?: string;
+  /** The commit the image names and takes its times from; default HEAD when the build starts. */
+  revision?: string;
   /** Progress lines; silent by default. */
   log?: (line: string) => void;
 }
@@ -104,6 +106,8 @@ function debianTree(root: string, lock: DebianLock, debs: Map<string, string>): 
   writeFileSync(join(root, 'etc/passwd'), PASSWD);
   writeFileSync(join(root, 'etc/group'), GROUP);
   writeFileSync(join(root, 'etc/nsswitch.conf'), NSSWITCH);
+  // Kubernetes mounts its own over it; other runtimes may not, and localhost must resolve.
+  writeFileSync(join(root, 'etc/hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n');
   // Scanners (trivy, grype, syft) read the package list where distroless images keep it.
   const status = join(root, 'var/lib/dpkg/status.d');
   mkdirSync(status, { recursive: true });
@@ -122,11 +126,13 @@ export async function buildImage(options: BuildOptions): Promise<BuildResult> {
   const log = options.log ?? (() => {});
   const outDir = options.outDir ?? DEFAULT_OUT_DIR;
   const cacheDir = options.cacheDir ?? DEFAULT_CACHE_DIR;
-  const work = join(outDir, 'work');
+  // At one depth below the checkout whatever outDir is: the source maps' paths are relative to
+  // the bundles, so a work tree elsewhere would give other bytes.
+  const work = join(repoRoot, '.mooring/image-work', `${process.pid}-${Date.now()}`);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
-  const revision = git(['rev-parse', 'HEAD']);
-  const epoch = Number(git(['log', '-1', '--format=%ct', 'HEAD']));
+  const revision = options.revision ?? git(['rev-parse', 'HEAD']);
+  const epoch = Number(git(['log', '-1', '--format=%ct', revision]));
   const created = new Date(epoch * 1000).toISOString().replace('.000Z', 'Z');
   const lock = JSON.parse(readFileSync(LOCK_FILE, 'utf8')) as DebianLock;
 

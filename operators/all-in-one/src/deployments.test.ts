@@ -31,7 +31,7 @@ describe('each Deployment’s arguments suit its operator’s flags', () => {
   for (const [name, load] of Object.entries(OPERATORS)) {
     it(name, async () => {
       const c = container(name);
-      assert.equal(c.command.at(-1), `operators/${name}/src/main.ts`);
+      assert.equal(c.command.at(-1), `/app/dist/${name}.mjs`);
       // $(VAR) as kubelet expands it, from the pod's namespace.
       const env = Object.fromEntries(
         (c.env ?? [])

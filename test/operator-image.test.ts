@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
@@ -9,20 +8,23 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { mooring } from '@mooring/cli/test/run-cli';
 import type { KubeObject } from '@mooring/runtime';
-import { repoRoot } from '../hack/lib/control-plane.ts';
-import { eventually, GitServer, privateControlPlane } from './harness/index.ts';
-import { podSandboxAvailable, startInPodSandbox } from './harness/pod-sandbox.ts';
+import { DEFAULT_OUT_DIR } from '../hack/lib/image/build.ts';
+import { pullImage, pushLayout } from '../hack/lib/image/registry.ts';
+import { eventually, GitServer, privateControlPlane, TestRegistry } from './harness/index.ts';
+import { type RunningContainer, runContainer, runcAvailable, unpackLayers } from './harness/oci-runtime.ts';
 
-// No container engine runs on the machines this suite runs on, so the operator image cannot be
-// built here. What the image and the Deployments promise is checked instead by running each
-// Deployment's own command and arguments the way a runtime would run the pod: a read-only root
-// holding only the "image" (/usr, /etc, this checkout at /app), emptyDirs for /tmp and /data, uid 65532,
-// no capabilities, no kubeconfig but the service-account token its RBAC grants, nothing else.
+// The operator image for real: the image `hack/image build` made is pushed to a local registry,
+// `mooring install --registry` names it in every Deployment, and each Deployment's image is pulled
+// from there and run with runc as kubelet's runtime would run the pod: the image's config (user,
+// environment, working directory) under the Deployment's command and args, a read-only root,
+// emptyDirs as tmpfs, uid 65532, no capabilities, and no credentials but the service-account token
+// its RBAC grants. Four operators become ready and do their work end to end.
 
 const NS = 'mooring-system';
 const OPERATORS = ['source', 'kustomize', 'notification', 'image-automation'] as const;
 
 interface Container {
+  image: string;
   command: string[];
   args: string[];
   env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
@@ -30,7 +32,7 @@ interface Container {
 }
 interface PodTemplate {
   serviceAccountName: string;
-  securityContext: { runAsUser: number };
+  securityContext: { runAsUser: number; runAsGroup: number };
   containers: Container[];
 }
 
@@ -43,6 +45,11 @@ async function freePort(): Promise<number> {
 }
 
 /** Each pod's listeners on loopback ports of their own, since all four share the host network. */
+/** The parts of the image config a runtime reads. */
+interface ImageConfig {
+  config: { User: string; Env: string[]; WorkingDir: string; Entrypoint: string[]; Cmd: string[] };
+}
+
 interface Ports {
   health: number;
   metrics: number;
@@ -69,17 +76,57 @@ function localArgs(args: string[], env: Record<string, string>, own: Ports, even
   });
 }
 
-test('each operator runs from its Deployment as a hardened pod would: read-only root, non-root, only its service account', async (t) => {
-  if (!podSandboxAvailable()) {
-    // CI runs as root and must prove this; only a developer's non-root run may go without it.
-    assert.ok(!process.env.CI, 'CI must run the pod sandbox: it needs root with unshare, chroot and setpriv');
-    t.skip('needs root with unshare, chroot and setpriv to build the pod sandbox');
+const IMAGE_DIR = DEFAULT_OUT_DIR;
+
+test('mooring install --registry names the built image, and each operator runs from it under runc: ready, fetching, applying, alerting', async (t) => {
+  if (!runcAvailable()) {
+    // CI runs as root with runc installed and must prove this; only a developer's run may go without.
+    assert.ok(!process.env.CI, 'CI must run the image under runc: it needs root and Debian package runc');
+    t.skip('needs root and runc (Debian package runc) to run the image');
     return;
   }
+  const built = JSON.parse(readFileSync(join(IMAGE_DIR, 'image.json'), 'utf8').toString()) as {
+    refName: string;
+    digest: string;
+  };
+  assert.ok(
+    existsSync(join(IMAGE_DIR, 'oci/index.json')),
+    'no image: run hack/image build (npm test builds it)',
+  );
+  const version = built.refName.slice(built.refName.lastIndexOf(':') + 1);
+
+  const registry = await TestRegistry.start();
+  t.after(() => registry.close());
+  const pushed = await pushLayout(join(IMAGE_DIR, 'oci'), `${registry.host}/mooring-dev`, version, {
+    insecure: true,
+  });
+  assert.equal(pushed.digest, built.digest, 'the registry stores the digest that was built');
+
   const plane = await privateControlPlane(t);
   const { client, dir } = plane;
-  const installed = await mooring(['install'], { env: { KUBECONFIG: plane.kubeconfig } });
+  const installed = await mooring(
+    ['install', '--registry', `${registry.host}/mooring-dev`, '--version', version],
+    {
+      env: { KUBECONFIG: plane.kubeconfig },
+    },
+  );
   assert.equal(installed.code, 0, installed.stderr);
+
+  const work = await mkdtemp(join(tmpdir(), 'mooring-image-run-'));
+  t.after(() => rm(work, { recursive: true, force: true }));
+  // Pulled and unpacked once per distinct image the Deployments name (they all name one).
+  const images = new Map<string, { rootfs: string; config: ImageConfig }>();
+  async function imageFor(name: string): Promise<{ rootfs: string; config: ImageConfig }> {
+    const found = images.get(name);
+    if (found) return found;
+    const pulled = await pullImage(name, join(work, `pull-${images.size}`), { insecure: true });
+    assert.equal(pulled.digest, built.digest, `${name} is the image that was built`);
+    const rootfs = join(work, `rootfs-${images.size}`);
+    unpackLayers(pulled.layerFiles, rootfs);
+    const entry = { rootfs, config: JSON.parse(readFileSync(pulled.configFile, 'utf8')) as ImageConfig };
+    images.set(name, entry);
+    return entry;
+  }
 
   const caCrt = readFileSync(join(dir, 'pki/ca.crt'), 'utf8');
   const apiPort = new URL(plane.server).port;
@@ -97,12 +144,11 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
       ]),
     ),
   ) as Record<(typeof OPERATORS)[number], Ports>;
-  const logs = await mkdtemp(join(tmpdir(), 'mooring-pods-logs-'));
+  const logs = await mkdtemp(join(tmpdir(), 'mooring-image-logs-'));
   t.after(() => rm(logs, { recursive: true, force: true }));
-  const pods: ChildProcess[] = [];
+  const containers: RunningContainer[] = [];
   t.after(async () => {
-    for (const p of pods) p.kill('SIGTERM');
-    await Promise.all(pods.map((p) => (p.exitCode === null ? new Promise((r) => p.once('exit', r)) : 0)));
+    await Promise.all(containers.map((c) => c.stop()));
   });
   const logOf = (name: string): string => readFileSync(join(logs, `${name}.log`), 'utf8').slice(-3000);
 
@@ -110,12 +156,19 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
     const dep = await client.get({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name });
     const pod = (dep.spec as { template: { spec: PodTemplate } }).template.spec;
     const container = pod.containers[0]!;
-    const env: Record<string, string> = {
-      HOME: '/',
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      KUBERNETES_SERVICE_HOST: '127.0.0.1',
-      KUBERNETES_SERVICE_PORT: apiPort,
-    };
+    assert.equal(container.image, `${registry.host}/mooring-dev/mooring:${version}`);
+    const image = await imageFor(container.image);
+    // The image runs as the user the Deployment asks for, so nothing depends on runAsUser alone.
+    assert.equal(
+      image.config.config.User,
+      `${pod.securityContext.runAsUser}:${pod.securityContext.runAsGroup}`,
+    );
+    // As kubelet builds it: the image's environment, then the container's, then the service host.
+    const env: Record<string, string> = Object.fromEntries(
+      image.config.config.Env.map((e) => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)]),
+    );
+    env.KUBERNETES_SERVICE_HOST = '127.0.0.1';
+    env.KUBERNETES_SERVICE_PORT = apiPort;
     for (const e of container.env ?? [])
       if (e.valueFrom?.fieldRef?.fieldPath === 'metadata.namespace') env[e.name] = NS;
     const token = await client.request<{ status: { token: string } }>({
@@ -127,20 +180,21 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
         spec: { expirationSeconds: 3600 },
       },
     });
-    pods.push(
-      startInPodSandbox(
+    containers.push(
+      runContainer(
         {
-          // The checkout sits where the image puts it (WORKDIR /app in config/Dockerfile).
-          workdir: '/app',
-          command: [
+          rootfs: image.rootfs,
+          // `command` replaces the image's Entrypoint and `args` its Cmd, as in a pod.
+          args: [
             ...container.command,
             ...localArgs(container.args, env, ports[name], ports.notification.events),
           ],
           env,
-          serviceAccount: { token: token.status.token, caCrt, namespace: NS },
-          emptyDirs: (container.volumeMounts ?? []).map((m) => m.mountPath),
-          readOnly: { '/usr': '/usr', '/etc': '/etc', '/app': repoRoot },
+          cwd: image.config.config.WorkingDir,
           uid: pod.securityContext.runAsUser,
+          gid: pod.securityContext.runAsGroup,
+          emptyDirs: (container.volumeMounts ?? []).map((m) => m.mountPath),
+          serviceAccount: { token: token.status.token, caCrt, namespace: NS },
         },
         join(logs, `${name}.log`),
       ),
@@ -244,7 +298,7 @@ test('each operator runs from its Deployment as a hardened pod would: read-only 
     },
     30_000,
   );
-  // Nothing any pod wrote landed outside its emptyDirs, and none of them crashed.
+  // None of them crashed.
   for (const [i, name] of OPERATORS.entries())
-    assert.equal(pods[i]!.exitCode, null, `${name}:\n${logOf(name)}`);
+    assert.equal(containers[i]!.process.exitCode, null, `${name}:\n${logOf(name)}`);
 });
