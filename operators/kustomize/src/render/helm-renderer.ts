@@ -3,7 +3,7 @@
 // a copy of the chart), under the operator's limits. It is given the chart and values, never a
 // credential; .Capabilities come from the target cluster's discovery when the kustomization
 // sets no kubeVersion or apiVersions.
-import { renderChart } from '@mooring/helm';
+import { type LookupFunction, renderChart } from '@mooring/helm';
 import type { HelmRenderer, HelmRenderRequest } from '@mooring/kustomize';
 
 /** A render's time and memory caps (`--helm-render-timeout`, `--helm-render-memory`). */
@@ -28,6 +28,8 @@ export interface HelmRenderSettings {
   limits: HelmRenderLimits;
   /** The target cluster's capabilities, read only when a chart renders; none offline (a released helm's defaults). */
   capabilities?: () => Promise<HelmCapabilities>;
+  /** Answers Helm's `lookup` (read-only, from the target cluster); without it lookup finds nothing, as in `helm template`. */
+  lookup?: LookupFunction;
   /** The renderer module, when not @mooring/helm's default (the CLI's bundle lives elsewhere). */
   wasmPath?: string;
 }
@@ -65,6 +67,7 @@ async function renderOnce(request: HelmRenderRequest, settings: HelmRenderSettin
     includeCrds: request.includeCrds,
     skipTests: request.skipTests,
     limits: settings.limits,
+    ...(settings.lookup !== undefined ? { lookup: settings.lookup } : {}),
     ...(settings.wasmPath !== undefined ? { wasmPath: settings.wasmPath } : {}),
   });
 }

@@ -1,5 +1,7 @@
 import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
+import { clusterLookup } from '../helm-lookup.ts';
+import { impersonationFor } from '../impersonation.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
 import { defaultHelmRenderLimits, renderSpecOf } from '../render/index.ts';
 import type { RenderInputs } from '../render.ts';
@@ -11,11 +13,13 @@ export async function render(run: KustomizationRun): Promise<undefined> {
   run.status.lastAttemptedRevision = source.artifact.revision;
   // The same lookup of keys and variables that `mooring build kustomization` makes.
   const inputs: RenderInputs = { ...(await renderSpecOf(deps.client, obj)), artifact: source.artifact };
-  // .Capabilities from the cluster the objects go to, read only if a chart renders.
+  // .Capabilities and lookup from the cluster the objects go to, as the identity the apply writes
+  // as; read only if a chart renders.
   const target = run.target ?? deps.client;
   run.rendered = await deps.renderCache.get(inputs, run.signal, {
     limits: deps.helm?.limits ?? defaultHelmRenderLimits,
     ...(deps.helm ? { capabilities: deps.helm.capabilities.for(target) } : {}),
+    lookup: clusterLookup(target, impersonationFor(obj, deps.defaultServiceAccount)),
   });
   return undefined;
 }
