@@ -27,13 +27,13 @@ export type Outcome =
   | { kind: 'ok'; output: string; memoryBytes: number }
   | { kind: 'helm-error'; message: string; memoryBytes: number }
   | { kind: 'panic'; message: string }
-  | { kind: 'trap'; message: string; stderr: string }
+  | { kind: 'trap'; message: string; stderr: string; memoryBytes?: number }
   | { kind: 'timeout' };
 
 type FromWorker =
   | { type: 'ready' }
   | { type: 'result'; status: number; output: ArrayBuffer; memoryBytes: number }
-  | { type: 'trap'; message: string }
+  | { type: 'trap'; message: string; memoryBytes: number }
   | { type: 'lookup'; query: string };
 
 interface Job {
@@ -155,7 +155,7 @@ export class RendererWorker {
         this.discard();
       }
     } else if (m.type === 'trap') {
-      this.finish({ kind: 'trap', message: m.message, stderr: this.stderr() });
+      this.finish({ kind: 'trap', message: m.message, stderr: this.stderr(), memoryBytes: m.memoryBytes });
       this.discard();
     }
   }
