@@ -1,40 +1,25 @@
 // The kustomize operator as a process of its own, so a fault test can kill -9 it mid-apply. It
-// runs from an esbuild bundle of the all-in-one entry (built once per test process, like the
-// CLI's): through tsx each start would transpile for seconds, and the trials start it many times.
+// runs from the bundle the operator image ships (hack/lib/bundle-operators.ts, built once per test
+// process): through tsx each start would transpile for seconds, and the trials start it many times.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { bundleOperators } from '../../hack/lib/bundle-operators.ts';
 import { repoRoot } from '../../hack/lib/control-plane.ts';
 
-const BUNDLE_DIR = join(repoRoot, '.mooring', 'fault-operators');
-const BUNDLE = join(BUNDLE_DIR, `operators-${process.pid}.mjs`);
-// Read at run time beside the module that reads it (import.meta.url), as the CLI bundle does.
-const ASSETS = ['shared/kustomize/src/smp/merge-keys.json'];
+// An app directory of this process's own (the image's /app layout), so concurrent test processes
+// never rebuild each other's bundles underfoot.
+const APP_DIR = join(repoRoot, '.mooring', 'fault-operators', `app-${process.pid}`);
 
 let built: Promise<string> | undefined;
 
-/** Bundles operators/all-in-one once for this process and returns the bundle's path. */
+/** Bundles the operators once for this process, as the image ships them; returns the all-in-one's path. */
 export function operatorBundle(): Promise<string> {
-  built ??= (async () => {
-    const { build } = await import('esbuild');
-    mkdirSync(BUNDLE_DIR, { recursive: true });
-    await build({
-      entryPoints: [join(repoRoot, 'operators/all-in-one/src/main.ts')],
-      outfile: BUNDLE,
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      absWorkingDir: repoRoot,
-      logLevel: 'silent',
-      banner: {
-        js: "import { createRequire as __mooringRequire } from 'node:module'; const require = __mooringRequire(import.meta.url);",
-      },
-    });
-    for (const asset of ASSETS)
-      copyFileSync(join(repoRoot, asset), join(BUNDLE_DIR, asset.split('/').pop()!));
-    return BUNDLE;
-  })();
+  if (!built) {
+    built = bundleOperators(APP_DIR).then((r) => join(r.appDir, 'dist', 'all-in-one.mjs'));
+    // About 30 MB a process: gone with it.
+    process.once('exit', () => rmSync(APP_DIR, { recursive: true, force: true }));
+  }
   return built;
 }
 
