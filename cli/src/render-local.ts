@@ -54,8 +54,15 @@ function confine(dir: string): { root: string; path: string } {
 export function pathsFromCwd(message: string, root: string, cwd = process.cwd()): string {
   return message.replace(/(?<![\w/.@+-])([\w.@+-]+(?:\/[\w.@+-]+)+)/g, (token) => {
     const abs = join(root, token);
-    return existsSync(abs) ? relative(cwd, abs) || '.' : token;
+    return existsSync(abs) || isUnderExistingFolder(root, token) ? relative(cwd, abs) || '.' : token;
   });
+}
+
+// A path the message says is missing (`no chart found at …`) is still the tree's when its first two
+// folders exist under the root (`tmp/site/…`); `apps/v1` and other slashed words are not.
+function isUnderExistingFolder(root: string, token: string): boolean {
+  const parts = token.split('/');
+  return parts.length >= 3 && existsSync(join(root, parts[0]!, parts[1]!));
 }
 
 /**

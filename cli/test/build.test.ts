@@ -93,6 +93,14 @@ test('a build error names files from where the command ran, not from the top fol
     assert.match(inside.stderr, /failed: a\.yaml: invalid YAML at line 5, column 1/);
     const above = await mooring(['build', 'app'], { cwd: join(dir, 'site') });
     assert.match(above.stderr, /failed: app\/a\.yaml: invalid YAML/);
+    // A path that does not exist (a chart the kustomization names) is named from here too.
+    writeFileSync(
+      join(dir, 'site/app/kustomization.yaml'),
+      'helmCharts:\n- name: absent\n  releaseName: r\n',
+    );
+    const missing = await mooring(['build', 'app'], { cwd: join(dir, 'site') });
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /no chart found at app\/charts\/absent\n/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
