@@ -19,11 +19,11 @@ const aptAvailable = (): boolean =>
   spawnSync('dpkg-deb', ['--version'], { stdio: 'ignore' }).status === 0;
 
 test('two builds of the same tree give the same digest, and the image runs as uid 65532 with no shell', async (t) => {
-  if (!aptAvailable()) {
-    assert.ok(!process.env.CI, 'CI must build the image: it needs apt-get and dpkg-deb (Debian)');
-    t.skip('needs apt-get and dpkg-deb to fetch the Debian packages');
-    return;
-  }
+  // A skipped reproducibility test would prove nothing: without the tools the file fails at once.
+  assert.ok(
+    aptAvailable(),
+    'building the image needs apt-get and dpkg-deb (Debian); npm test checks for them',
+  );
   const work = await mkdtemp(join(tmpdir(), 'mooring-image-build-'));
   t.after(() => rm(work, { recursive: true, force: true }));
   // One commit for both: the image takes its times from it (and HEAD may move while a build runs).

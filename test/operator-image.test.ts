@@ -79,12 +79,11 @@ function localArgs(args: string[], env: Record<string, string>, own: Ports, even
 const IMAGE_DIR = DEFAULT_OUT_DIR;
 
 test('mooring install --registry names the built image, and each operator runs from it under runc: ready, fetching, applying, alerting', async (t) => {
-  if (!runcAvailable()) {
-    // CI runs as root with runc installed and must prove this; only a developer's run may go without.
-    assert.ok(!process.env.CI, 'CI must run the image under runc: it needs root and Debian package runc');
-    t.skip('needs root and runc (Debian package runc) to run the image');
-    return;
-  }
+  // A skipped test would prove nothing about the image: without runc the test fails with the reason.
+  assert.ok(
+    runcAvailable(),
+    'running the image needs root and runc (Debian package runc); .ci/run installs it',
+  );
   const built = JSON.parse(readFileSync(join(IMAGE_DIR, 'image.json'), 'utf8').toString()) as {
     refName: string;
     digest: string;

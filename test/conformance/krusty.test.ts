@@ -46,7 +46,8 @@ for (const rec of cases) {
         throw new Error(
           `${key} is listed as ${gap.category} but ${describe(outcome)}: update known-gaps.json`,
         );
-      t.todo(`known gap: ${describe(outcome)}`);
+      // Still failing in the listed way: the gap is reported, and closing it fails above.
+      t.diagnostic(`known gap: ${describe(outcome)}`);
     });
   }
 }

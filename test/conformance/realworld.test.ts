@@ -56,7 +56,7 @@ for (const folder of folders) {
     else if (!go.ok && mooring.ok)
       why = `kustomize refuses it (${go.error.split('\n')[0]}), Mooring builds it`;
     if (gap === undefined) throw new Error(`${folder}: ${why} (not in known-gaps.md)`);
-    t.diagnostic(why);
-    t.todo(`known gap: ${gap}`);
+    // A listed gap passes while it still fails, its failure in the report; fixed, it fails above.
+    t.diagnostic(`known gap (${gap}): ${why}`);
   });
 }

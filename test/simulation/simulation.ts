@@ -16,7 +16,7 @@
  * deadlines), and `setTimeout`/`clearTimeout` by timers on the simulated clock (the health poll,
  * recreate and waitForTermination sleep on them; Node's internals keep their own timers). The
  * client's rate limiter is built with the real `Date.now` and a limit no run reaches, so it never
- * sleeps (the TokenBucket todo test shows why it must not see simulated wall-clock steps). The
+ * sleeps (simulation.test.ts's clock-step test of TokenBucket shows why it must not see simulated wall-clock steps). The
  * one real timer left, AbortSignal.timeout of the reconcile's `spec.timeout` (30 s at least),
  * cannot fire within a run.
  *

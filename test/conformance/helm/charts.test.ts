@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { describe, it, test } from 'node:test';
+import { describe, it } from 'node:test';
 import { renderChart } from '../../../shared/helm/src/index.ts';
 import { helmTemplate, requireHelmBinaries, TESTDATA } from '../../../shared/helm/test/helm-oracle.ts';
 
@@ -58,13 +58,6 @@ const charts: Chart[] = [
   { name: 'kserve-resources', chart: 'kserve-resources', release: 'kserve', namespace: 'kserve' },
 ];
 
-/**
- * Chart × values cases where renderChart is known to differ from helm template, with the cause;
- * they run as `test.todo` (run and reported, not counted as failures) so a known gap keeps main
- * green. Empty: every case matches.
- */
-const knownDifferences: Record<string, string> = {};
-
 // `  tls.crt: <base64 of a PEM>` in a Secret's data.
 const GENERATED = /^( {2}[\w.-]+: )(LS0tLS1CRUdJTi[A-Za-z0-9+/=]*)$/gm;
 
@@ -96,9 +89,7 @@ describe('real public charts: renderChart equals helm template byte for byte', (
     for (const v of variants) {
       const key = `${c.name} × ${v}`;
       const valuesFile = join(VALUES, c.name, v);
-      const todo = knownDifferences[key];
-      const run = todo ? test.todo : it;
-      run(todo ? `${key} (${todo})` : key, { timeout: 300_000 }, async (t) => {
+      it(key, { timeout: 300_000 }, async (t) => {
         if (v !== 'defaults') assert.ok(existsSync(valuesFile), `missing ${valuesFile}`);
         const opts = {
           chartDir: join(CHARTS, c.name, c.chart),
