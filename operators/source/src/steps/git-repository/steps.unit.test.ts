@@ -21,15 +21,13 @@ import {
   FakeClock,
   KubeClient,
   type KubeObject,
-  type ReconcileContext,
   RetryableError,
-  type RuntimeLogger,
   runSteps,
   StalledError,
-  setCondition,
 } from '@mooring/runtime';
 import { FakeApiServer, FakeApiTransport } from '../../../../../test/simulation/fake-api-server.ts';
 import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
+import { stepContext } from '../../../test/step-context.ts';
 import type { GitRepositoryRun } from '../../git-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { keepCurrentArtifact, reconcileSource, recordArtifact, verifyStorage } from '../artifact.ts';
@@ -45,7 +43,6 @@ import { verifySignature } from './verify-signature.ts';
 const NS = 'team';
 const COMMIT = 'a'.repeat(40);
 const REVISION = `main@sha1:${COMMIT}`;
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 /** A Git remote that answers from a script: the commit `main` points at and the files it holds. */
 class ScriptedGit implements GitClient {
@@ -144,22 +141,7 @@ async function world(): Promise<World> {
     };
     await put(obj);
     const status: NonNullable<GitRepository['status']> = structuredClone(initial);
-    const events: Run['events'] = [];
-    const ctx: ReconcileContext = {
-      status,
-      setCondition: (type, s, reason, message) => {
-        status.conditions = setCondition(
-          status.conditions,
-          { type, status: s, reason, message },
-          new Date(clock.now()),
-        );
-      },
-      event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
-      log: quiet,
-      signal: new AbortController().signal,
-      now: () => new Date(clock.now()),
-      saveProgress: async () => {},
-    };
+    const { ctx, events } = stepContext(status, () => clock.now());
     const run: GitRepositoryRun = {
       obj,
       ctx,

@@ -8,18 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, test } from 'node:test';
 import { ConditionType, type HelmChart, type HelmRepository, Reason, SOURCE_API_VERSION } from '@mooring/api';
-import {
-  FakeClock,
-  KubeClient,
-  type KubeObject,
-  type ReconcileContext,
-  RetryableError,
-  type RuntimeLogger,
-  StalledError,
-  setCondition,
-} from '@mooring/runtime';
+import { FakeClock, KubeClient, type KubeObject, RetryableError, StalledError } from '@mooring/runtime';
 import { FakeApiServer, FakeApiTransport } from '../../../../../test/simulation/fake-api-server.ts';
 import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
+import { stepContext } from '../../../test/step-context.ts';
 import type { HelmChartRun } from '../../helm-chart-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { keepCurrentArtifact } from '../artifact.ts';
@@ -30,7 +22,6 @@ import { validateSpec } from './validate-spec.ts';
 
 const NS = 'team';
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 const temps: string[] = [];
 afterEach(async () => {
   for (const dir of temps.splice(0)) await rm(dir, { recursive: true, force: true });
@@ -66,21 +57,7 @@ async function world() {
       },
     };
     const status: NonNullable<HelmChart['status']> = structuredClone(initial);
-    const ctx: ReconcileContext = {
-      status,
-      setCondition: (type, s, reason, message) => {
-        status.conditions = setCondition(
-          status.conditions,
-          { type, status: s, reason, message },
-          new Date(clock.now()),
-        );
-      },
-      event: () => {},
-      log: quiet,
-      signal: new AbortController().signal,
-      now: () => new Date(clock.now()),
-      saveProgress: async () => {},
-    };
+    const { ctx } = stepContext(status, () => clock.now());
     const run: HelmChartRun = {
       obj,
       ctx,

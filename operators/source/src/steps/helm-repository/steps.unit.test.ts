@@ -8,18 +8,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { ConditionType, type HelmRepository, Reason, SOURCE_API_VERSION } from '@mooring/api';
-import {
-  FakeClock,
-  KubeClient,
-  type KubeObject,
-  type ReconcileContext,
-  RetryableError,
-  type RuntimeLogger,
-  StalledError,
-  setCondition,
-} from '@mooring/runtime';
+import { FakeClock, KubeClient, type KubeObject, RetryableError, StalledError } from '@mooring/runtime';
 import { FakeApiServer, FakeApiTransport } from '../../../../../test/simulation/fake-api-server.ts';
 import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
+import { stepContext } from '../../../test/step-context.ts';
 import type { HelmRepositoryRun } from '../../helm-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { reconcileSource } from '../artifact.ts';
@@ -29,7 +21,6 @@ import { validateSpec } from './validate-spec.ts';
 
 const NS = 'team';
 const TOKEN = 'tok-123';
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 const INDEX =
   'apiVersion: v1\nentries:\n  tiny:\n    - {name: tiny, version: 1.0.0, urls: [tiny-1.0.0.tgz]}\n';
@@ -85,22 +76,7 @@ async function world() {
       spec: { url, interval: '10m', secretRef: { name: 'token' }, ...spec },
     };
     const status: NonNullable<HelmRepository['status']> = structuredClone(initial);
-    const events: Run['events'] = [];
-    const ctx: ReconcileContext = {
-      status,
-      setCondition: (type, s, reason, message) => {
-        status.conditions = setCondition(
-          status.conditions,
-          { type, status: s, reason, message },
-          new Date(clock.now()),
-        );
-      },
-      event: (_severity, reason, message) => events.push({ reason, message }),
-      log: quiet,
-      signal: new AbortController().signal,
-      now: () => new Date(clock.now()),
-      saveProgress: async () => {},
-    };
+    const { ctx, events } = stepContext(status, () => clock.now());
     const run: HelmRepositoryRun = {
       obj,
       ctx,

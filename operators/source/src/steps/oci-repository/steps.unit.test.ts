@@ -16,15 +16,13 @@ import {
   FakeClock,
   KubeClient,
   type KubeObject,
-  type ReconcileContext,
   RetryableError,
-  type RuntimeLogger,
   runSteps,
   StalledError,
-  setCondition,
 } from '@mooring/runtime';
 import { FakeApiServer, FakeApiTransport } from '../../../../../test/simulation/fake-api-server.ts';
 import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
+import { stepContext } from '../../../test/step-context.ts';
 import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { keepCurrentArtifact, reconcileSource, verifyStorage } from '../artifact.ts';
@@ -38,7 +36,6 @@ import { validateSpec } from './validate-spec.ts';
 const NS = 'team';
 const MANIFEST_DIGEST = `sha256:${'d'.repeat(64)}`;
 const TAR = 'application/vnd.cncf.flux.content.v1.tar+gzip';
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 /** A registry that answers from a script: its tags, one manifest, and the layer's bytes from a file. */
 class ScriptedRegistry {
@@ -134,22 +131,7 @@ async function world(): Promise<World> {
     };
     await put(obj);
     const status: NonNullable<OCIRepository['status']> = structuredClone(initial);
-    const events: Run['events'] = [];
-    const ctx: ReconcileContext = {
-      status,
-      setCondition: (type, s, reason, message) => {
-        status.conditions = setCondition(
-          status.conditions,
-          { type, status: s, reason, message },
-          new Date(clock.now()),
-        );
-      },
-      event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
-      log: quiet,
-      signal: new AbortController().signal,
-      now: () => new Date(clock.now()),
-      saveProgress: async () => {},
-    };
+    const { ctx, events } = stepContext(status, () => clock.now());
     const run: OciRepositoryRun = {
       obj,
       ctx,
