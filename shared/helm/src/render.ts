@@ -208,15 +208,6 @@ function resultOf(outcome: Outcome, shown: string, limits: RenderLimits): string
       if (/out of memory|memory access out of bounds|allocat/i.test(outcome.message)) {
         throw new HelmMemoryError(shown, limits.memoryBytes, outcome.message);
       }
-      // Go can also stop with a bare `unreachable` when memory.grow fails: the memory at the trap,
-      // within a few pages of the cap, says which it was.
-      if ((outcome.memoryBytes ?? 0) >= (pagesFor(limits.memoryBytes) - 4) * 65536) {
-        throw new HelmMemoryError(
-          shown,
-          limits.memoryBytes,
-          `${outcome.message} at ${outcome.memoryBytes} bytes`,
-        );
-      }
       const tail = outcome.stderr.trim().split('\n').slice(-5).join('\n');
       throw new HelmRenderError(
         `rendering chart ${shown}: the renderer failed: ${outcome.message}${tail ? `: ${tail}` : ''}`,

@@ -27,13 +27,13 @@ export type Outcome =
   | { kind: 'ok'; output: string; memoryBytes: number }
   | { kind: 'helm-error'; message: string; memoryBytes: number }
   | { kind: 'panic'; message: string }
-  | { kind: 'trap'; message: string; stderr: string; memoryBytes?: number }
+  | { kind: 'trap'; message: string; stderr: string }
   | { kind: 'timeout' };
 
 type FromWorker =
   | { type: 'ready' }
   | { type: 'result'; status: number; output: ArrayBuffer; memoryBytes: number }
-  | { type: 'trap'; message: string; memoryBytes: number }
+  | { type: 'trap'; message: string }
   | { type: 'lookup'; query: string };
 
 interface Job {
@@ -155,7 +155,7 @@ export class RendererWorker {
         this.discard();
       }
     } else if (m.type === 'trap') {
-      this.finish({ kind: 'trap', message: m.message, stderr: this.stderr(), memoryBytes: m.memoryBytes });
+      this.finish({ kind: 'trap', message: m.message, stderr: this.stderr() });
       this.discard();
     }
   }
@@ -195,12 +195,18 @@ export class RendererWorker {
     job.done(outcome);
   }
 
+  /**
+   * The guest's stderr, its start and its end when long: Go writes "fatal error: out of memory"
+   * first and then a trace of every goroutine, so the tail alone loses the reason.
+   */
   private stderr(): string {
+    let text: string;
     try {
-      return readFileSync(this.stderrPath, 'utf8').slice(-8192);
+      text = readFileSync(this.stderrPath, 'utf8');
     } catch {
       return '';
     }
+    return text.length <= 8192 ? text : `${text.slice(0, 4096)}\n…\n${text.slice(-4096)}`;
   }
 
   /**

@@ -74,9 +74,6 @@ function trapped(err) {
   parentPort.postMessage({
     type: 'trap',
     message: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
-    // The guest's memory when it stopped: a trap at the cap is running out of memory even when
-    // Go's own "out of memory" line never reached stderr.
-    memoryBytes: instance ? instance.exports.memory.buffer.byteLength : 0,
   });
   for (const fd of fds) closeSync(fd);
   parentPort.close();
