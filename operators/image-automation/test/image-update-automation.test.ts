@@ -207,7 +207,9 @@ data:
       namespace,
       name,
       'True',
-      (o) => o.status?.lastPushCommit !== head,
+      // The second commit itself. A Ready status without lastPushCommit between the two pushes has
+      // been seen once in CI (an open defect, probably a status written from a stale cached copy).
+      (o) => typeof o.status?.lastPushCommit === 'string' && o.status.lastPushCommit !== head,
     );
     const next = moved.status!.lastPushCommit as string;
     assert.equal(await repo.revParse('main'), next);
