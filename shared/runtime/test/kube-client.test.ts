@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import { testCluster, testNamespace } from '@mooring/test/harness';
+import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
 import { ApiError, type KubeClient, type KubeObject } from '../src/index.ts';
 import { installToyCrd, type Toy, toy } from './toy.ts';
 
@@ -110,7 +110,15 @@ describe('KubeClient against the real API server', () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'read' },
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'readers' }],
     });
-    const got = await client.get<ConfigMap>(key, as);
+    // The API server's RBAC authorizer learns of a new binding from its own watch: poll for it.
+    const got = await eventually('the binding takes effect', async () => {
+      try {
+        return await client.get<ConfigMap>(key, as);
+      } catch (err) {
+        if (err instanceof ApiError && err.statusCode === 403) return undefined;
+        throw err;
+      }
+    });
     assert.equal(got.metadata.name, 'visible');
   });
 
