@@ -8,6 +8,7 @@ const PHRASES: Record<string, string[]> = {
   HelmRepository: ['source helm', 'sources helm'],
   HelmChart: ['source chart', 'sources chart'],
   Kustomization: [],
+  HelmRelease: [],
   Provider: ['alert-provider', 'alert-providers'],
   Alert: [],
   Receiver: [],

@@ -6,6 +6,7 @@ export * from './crd.ts';
 export * from './git-repository.ts';
 export * from './groups.ts';
 export * from './helm-chart.ts';
+export * from './helm-release.ts';
 export * from './helm-repository.ts';
 export * from './image-policy.ts';
 export * from './image-repository.ts';

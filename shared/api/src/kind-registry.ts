@@ -1,4 +1,12 @@
-import { API_VERSION, IMAGE_GROUP, KUSTOMIZE_GROUP, NOTIFICATION_GROUP, SOURCE_GROUP } from './groups.ts';
+import {
+  API_VERSION,
+  HELM_GROUP,
+  HELM_VERSION,
+  IMAGE_GROUP,
+  KUSTOMIZE_GROUP,
+  NOTIFICATION_GROUP,
+  SOURCE_GROUP,
+} from './groups.ts';
 
 /**
  * Who reconciles each kind and what the other kinds may do with it: the one list the reference
@@ -28,6 +36,8 @@ export interface KindRegistration {
   readonly kind: string;
   readonly group: string;
   readonly plural: string;
+  /** The version served, when not API_VERSION (HelmRelease keeps Flux's v2). */
+  readonly version?: string;
   /** The operator that reconciles it: it alone writes the kind, its status and finalizers. */
   readonly operator: OperatorName;
   readonly roles: KindRoles;
@@ -71,6 +81,14 @@ export const KIND_REGISTRY = [
     kind: 'Kustomization',
     group: KUSTOMIZE_GROUP,
     plural: 'kustomizations',
+    operator: 'kustomize',
+    roles: { notifiable: true },
+  },
+  {
+    kind: 'HelmRelease',
+    group: HELM_GROUP,
+    version: HELM_VERSION,
+    plural: 'helmreleases',
     operator: 'kustomize',
     roles: { notifiable: true },
   },
@@ -128,9 +146,15 @@ export function kindsOfOperator(operator: OperatorName): readonly KindName[] {
   return KIND_REGISTRY.filter((k) => k.operator === operator).map((k) => k.kind);
 }
 
+/** The version a kind is served at. */
+export function kindVersion(registration: KindRegistration): string {
+  return registration.version ?? API_VERSION;
+}
+
 /** `<group>/<version>` of a kind, as its objects' apiVersion holds it. */
 export function kindApiVersion(kind: KindName): string {
-  return `${kindRegistration(kind).group}/${API_VERSION}`;
+  const registration = kindRegistration(kind);
+  return `${registration.group}/${kindVersion(registration)}`;
 }
 
 /** Source kinds a Kustomization can read. */

@@ -1,8 +1,8 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Alert, AlertSpec, AlertStatus } from './alert.ts';
 import { GitRepository, GitRepositorySpec, GitRepositoryStatus } from './git-repository.ts';
-import { API_VERSION } from './groups.ts';
 import { HelmChart, HelmChartSpec, HelmChartStatus } from './helm-chart.ts';
+import { HelmRelease, HelmReleaseSpec, HelmReleaseStatus } from './helm-release.ts';
 import { HelmRepository, HelmRepositorySpec, HelmRepositoryStatus } from './helm-repository.ts';
 import { ImagePolicy, ImagePolicySpec, ImagePolicyStatus } from './image-policy.ts';
 import { ImageRepository, ImageRepositorySpec, ImageRepositoryStatus } from './image-repository.ts';
@@ -11,7 +11,7 @@ import {
   ImageUpdateAutomationSpec,
   ImageUpdateAutomationStatus,
 } from './image-update-automation.ts';
-import { KIND_REGISTRY, type KindName, type KindRegistration } from './kind-registry.ts';
+import { KIND_REGISTRY, type KindName, type KindRegistration, kindVersion } from './kind-registry.ts';
 import { Kustomization, KustomizationSpec, KustomizationStatus } from './kustomization.ts';
 import { OCIRepository, OCIRepositorySpec, OCIRepositoryStatus } from './oci-repository.ts';
 import { Provider, ProviderSpec, ProviderStatus } from './provider.ts';
@@ -91,7 +91,7 @@ function define(registration: KindRegistration, details: KindDetails): KindDefin
   return {
     ...registration,
     ...details,
-    version: API_VERSION,
+    version: kindVersion(registration),
     listKind: `${registration.kind}List`,
     categories: CATEGORIES,
     celRules: [...collectCelRules(details.spec, '.spec'), ...collectCelRules(details.status, '.status')],
@@ -145,6 +145,18 @@ const DETAILS: Record<KindName, KindDetails> = {
     spec: KustomizationSpec,
     status: KustomizationStatus,
     object: Kustomization,
+  },
+  HelmRelease: {
+    singular: 'helmrelease',
+    shortNames: ['hr'],
+    printerColumns: columns(
+      { name: 'Chart', type: 'string', jsonPath: '.status.history[0].chartName', priority: 1 },
+      { name: 'Version', type: 'string', jsonPath: '.status.history[0].chartVersion' },
+      { name: 'Release', type: 'integer', jsonPath: '.status.history[0].version', priority: 1 },
+    ),
+    spec: HelmReleaseSpec,
+    status: HelmReleaseStatus,
+    object: HelmRelease,
   },
   Provider: {
     singular: 'provider',

@@ -28,8 +28,16 @@ export const KustomizationSourceReference = Type.Object({
 });
 export type KustomizationSourceReference = Static<typeof KustomizationSourceReference>;
 
+/** Kinds a dependsOn entry may name; either kind may depend on the other (Flux allows only its own). */
+export const DEPENDENCY_KINDS = ['Kustomization', 'HelmRelease'] as const;
+
 export const DependencyReference = Type.Object({
-  name: Type.String({ description: 'Name of the Kustomization depended on.' }),
+  kind: Type.Optional(
+    StringEnum(DEPENDENCY_KINDS, {
+      description: "Kind depended on; the depending object's kind by default.",
+    }),
+  ),
+  name: Type.String({ description: 'Name of the Kustomization or HelmRelease depended on.' }),
   namespace: Type.Optional(Type.String({ description: "Its namespace, this one's by default." })),
   readyExpr: Type.Optional(
     Type.String({ description: 'CEL over `dep` and `self` replacing the built-in readiness check.' }),
@@ -121,7 +129,9 @@ export const KustomizationSpec = Type.Object(
       Type.String({ description: 'Namespace set on every namespaced object.', minLength: 1, maxLength: 63 }),
     ),
     dependsOn: Type.Optional(
-      Type.Array(DependencyReference, { description: 'Kustomizations that must be ready first.' }),
+      Type.Array(DependencyReference, {
+        description: 'Kustomizations and HelmReleases that must be ready first.',
+      }),
     ),
     healthChecks: Type.Optional(
       Type.Array(NamespacedObjectKindReference, { description: 'Objects that must become healthy.' }),

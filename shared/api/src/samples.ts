@@ -1,12 +1,14 @@
 import type { Alert } from './alert.ts';
 import type { GitRepository } from './git-repository.ts';
 import {
+  HELM_API_VERSION,
   IMAGE_API_VERSION,
   KUSTOMIZE_API_VERSION,
   NOTIFICATION_API_VERSION,
   SOURCE_API_VERSION,
 } from './groups.ts';
 import type { HelmChart } from './helm-chart.ts';
+import type { HelmRelease } from './helm-release.ts';
 import type { HelmRepository } from './helm-repository.ts';
 import type { ImagePolicy } from './image-policy.ts';
 import type { ImageRepository } from './image-repository.ts';
@@ -105,6 +107,19 @@ const imageUpdateAutomation: ImageUpdateAutomation = {
   },
 };
 
+const helmRelease: HelmRelease = {
+  apiVersion: HELM_API_VERSION,
+  kind: 'HelmRelease',
+  metadata: { name: 'sample' },
+  spec: {
+    interval: '10m',
+    chart: {
+      spec: { chart: 'podinfo', version: '6.x', sourceRef: { kind: 'HelmRepository', name: 'sample' } },
+    },
+    values: { replicaCount: 2 },
+  },
+};
+
 /** Any sample object. */
 export type SampleObject =
   | GitRepository
@@ -112,6 +127,7 @@ export type SampleObject =
   | HelmRepository
   | HelmChart
   | Kustomization
+  | HelmRelease
   | Provider
   | Alert
   | Receiver
@@ -125,6 +141,7 @@ const SAMPLES: Record<KindName, SampleObject> = {
   HelmRepository: helmRepository,
   HelmChart: helmChart,
   Kustomization: kustomization,
+  HelmRelease: helmRelease,
   Provider: provider,
   Alert: alert,
   Receiver: receiver,

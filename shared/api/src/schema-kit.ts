@@ -15,6 +15,7 @@ import { Value } from '@sinclair/typebox/value';
 // `{type: string, enum}` and `{type: object, additionalProperties}` and still type-check and validate.
 const STRING_ENUM = 'MooringStringEnum';
 const MAP = 'MooringMap';
+const FREE_OBJECT = 'MooringFreeObject';
 
 TypeRegistry.Set<{ enum: readonly string[] }>(
   STRING_ENUM,
@@ -29,12 +30,18 @@ TypeRegistry.Set<{ additionalProperties: TSchema }>(
     Object.values(value).every((v) => Value.Check(schema.additionalProperties, v)),
 );
 
+TypeRegistry.Set(
+  FREE_OBJECT,
+  (_schema, value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+);
+
 // Say what was expected instead of TypeBox's "Expected kind 'MooringStringEnum'"; other messages are untouched.
 const fallbackErrorFunction = GetErrorFunction();
 SetErrorFunction((error) => {
   if (error.schema[Kind] === STRING_ENUM)
     return `Expected one of ${(error.schema.enum as string[]).join(', ')}`;
   if (error.schema[Kind] === MAP) return 'Expected a map of valid values';
+  if (error.schema[Kind] === FREE_OBJECT) return 'Expected an object';
   return fallbackErrorFunction(error);
 });
 
@@ -71,6 +78,16 @@ export function MapOf<T extends TSchema>(
     [Kind]: MAP,
     type: 'object',
     additionalProperties: value,
+  });
+}
+
+/** An object of any shape the API server keeps as given (Helm values), `x-kubernetes-preserve-unknown-fields`. */
+export function FreeObject(options: SchemaOptions = {}): TUnsafe<Record<string, unknown>> {
+  return Type.Unsafe<Record<string, unknown>>({
+    ...options,
+    [Kind]: FREE_OBJECT,
+    type: 'object',
+    'x-kubernetes-preserve-unknown-fields': true,
   });
 }
 

@@ -64,6 +64,23 @@ const invalid: Record<KindName, [string, Mutation, string][]> = {
     ['Bucket source', (s) => (at(s, 'sourceRef').kind = 'Bucket'), '/spec/sourceRef/kind'],
     ['unknown reconcileStrategy', (s) => (s.reconcileStrategy = 'Always'), '/spec/reconcileStrategy'],
   ],
+  HelmRelease: [
+    ['missing interval', (s) => delete s.interval, '/spec/interval'],
+    [
+      'chart from a Bucket',
+      (s) => (at(s, 'chart.spec.sourceRef').kind = 'Bucket'),
+      '/spec/chart/spec/sourceRef/kind',
+    ],
+    [
+      'chartRef to a GitRepository',
+      (s) => (s.chartRef = { kind: 'GitRepository', name: 'x' }),
+      '/spec/chartRef/kind',
+    ],
+    ['releaseName over 53', (s) => (s.releaseName = 'r'.repeat(54)), '/spec/releaseName'],
+    ['unknown drift mode', (s) => (s.driftDetection = { mode: 'on' }), '/spec/driftDetection/mode'],
+    ['unknown CRD policy', (s) => (s.install = { crds: 'Replace' }), '/spec/install/crds'],
+    ['dependsOn an Alert', (s) => (s.dependsOn = [{ kind: 'Alert', name: 'a' }]), '/spec/dependsOn/0/kind'],
+  ],
   Kustomization: [
     ['missing prune', (s) => delete s.prune, '/spec/prune'],
     ['missing sourceRef', (s) => delete s.sourceRef, '/spec/sourceRef'],
@@ -99,7 +116,7 @@ const invalid: Record<KindName, [string, Mutation, string][]> = {
     ['unknown severity', (s) => (s.eventSeverity = 'warning'), '/spec/eventSeverity'],
     [
       'kind Mooring does not serve',
-      (s) => (s.eventSources = [{ kind: 'HelmRelease', name: 'x' }]),
+      (s) => (s.eventSources = [{ kind: 'Bucket', name: 'x' }]),
       '/spec/eventSources/0/kind',
     ],
     ['summary over 255', (s) => (s.summary = 's'.repeat(256)), '/spec/summary'],
