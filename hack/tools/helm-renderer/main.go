@@ -65,6 +65,9 @@ type request struct {
 	APIVersions          []string `json:"apiVersions"`
 	IncludeCRDs          bool     `json:"includeCrds"`
 	IsUpgrade            bool     `json:"isUpgrade"`
+	// Revision: .Release.Revision, the release version being made (a HelmRelease knows it from
+	// the release history); 0 means 1, as `helm template` has it.
+	Revision int `json:"revision"`
 	SkipTests            bool     `json:"skipTests"`
 	SkipSchemaValidation bool     `json:"skipSchemaValidation"`
 	DisableHooks         bool     `json:"disableHooks"`
@@ -247,10 +250,14 @@ func install(chrt *chart.Chart, vals map[string]interface{}, req *request, kubeV
 	}
 	caps.APIVersions = append(caps.APIVersions, req.APIVersions...)
 	isUpgrade := req.IsUpgrade // && isDryRun, which `helm template` always is
+	revision := req.Revision
+	if revision < 1 {
+		revision = 1
+	}
 	options := chartutil.ReleaseOptions{
 		Name:      req.ReleaseName,
 		Namespace: req.Namespace,
-		Revision:  1,
+		Revision:  revision,
 		IsInstall: !isUpgrade,
 		IsUpgrade: isUpgrade,
 	}

@@ -40,6 +40,8 @@ export interface RenderOptions {
   apiVersions?: string[];
   includeCrds?: boolean;
   isUpgrade?: boolean;
+  /** `.Release.Revision`: the release version being made; 1 by default, as in `helm template`. */
+  revision?: number;
   skipTests?: boolean;
   limits: RenderLimits;
   /**
@@ -128,6 +130,7 @@ export async function renderChart(opts: RenderOptions): Promise<string> {
     apiVersions: opts.apiVersions ?? [],
     includeCrds: opts.includeCrds ?? false,
     isUpgrade: opts.isUpgrade ?? false,
+    revision: opts.revision ?? 1,
     skipTests: opts.skipTests ?? false,
     lookup: opts.lookup !== undefined,
   };
@@ -153,6 +156,7 @@ export interface RendererRequest {
   apiVersions: string[];
   includeCrds: boolean;
   isUpgrade: boolean;
+  revision?: number;
   skipTests: boolean;
   /** The host answers `lookup` (RenderOptions.lookup). */
   lookup?: boolean;

@@ -164,3 +164,19 @@ describe('.Capabilities offline is what a released helm v3.22.0 reports', () => 
     assert.equal(data('lookup'), '{}');
   });
 });
+
+// `helm template` always renders revision 1; a HelmRelease renders the revision it is about to
+// record, as `helm upgrade` does, so `.Release.Revision` in a chart counts releases.
+describe('.Release of an upgrade to a later revision', () => {
+  it('reports the revision given, IsUpgrade and not IsInstall', { timeout: 300_000 }, async () => {
+    const out = await renderChart({
+      chartDir: features,
+      releaseName: 'rel',
+      namespace: 'apps',
+      isUpgrade: true,
+      revision: 4,
+      limits,
+    });
+    assert.match(out, /^ {2}release: "rel apps 4 install=false upgrade=true Helm"$/m);
+  });
+});
