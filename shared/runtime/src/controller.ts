@@ -141,6 +141,19 @@ function needsReconcile(old: KubeObject, cur: KubeObject): boolean {
   );
 }
 
+/** A status this controller wrote, and the object version the write made. */
+interface WrittenStatus {
+  uid: string;
+  resourceVersion: string;
+  status: MooringStatus;
+}
+
+/** `a` is an older version of an object than `b`; unknown (not etcd revisions) counts as older. */
+function isOlderVersion(a: string | undefined, b: string): boolean {
+  if (a === undefined || !/^\d+$/.test(a) || !/^\d+$/.test(b)) return true;
+  return BigInt(a) < BigInt(b);
+}
+
 /**
  * Runs one Reconciler: an informer feeds a work queue, `concurrent` workers take keys (never the
  * same key twice at once), and every pass ends in at most one status write and, on a Ready
@@ -156,6 +169,8 @@ export class Controller<T extends MooringObject> {
   readonly #clock: Clock;
   readonly #workers: Promise<void>[] = [];
   readonly #inFlight = new Set<Promise<void>>();
+  /** Per object, the last status this controller wrote (see #statusToBuildOn). */
+  readonly #written = new Map<string, WrittenStatus>();
   #hardStop = new AbortController();
 
   constructor(reconciler: Reconciler<T>, options: ControllerOptions) {
@@ -185,6 +200,7 @@ export class Controller<T extends MooringObject> {
           e.object.metadata.name ?? '',
         );
         this.queue.forget(key);
+        this.#written.delete(key);
         return;
       }
       if (e.type === 'added' || (e.old && needsReconcile(e.old, e.object))) this.queue.add(key);
@@ -336,7 +352,7 @@ export class Controller<T extends MooringObject> {
       return 'success';
     }
     const current = await this.#ensureFinalizer(obj);
-    const status: MooringStatus = structuredClone(current.status ?? {});
+    const status: MooringStatus = structuredClone(this.#statusToBuildOn(current));
     const before = structuredClone(status);
     // What the API server holds now: progress writes move it, the final write compares against it.
     let written = before;
@@ -451,6 +467,26 @@ export class Controller<T extends MooringObject> {
     });
   }
 
+  /**
+   * The status a reconcile starts from: the informer's copy, unless this controller has written a
+   * newer one that the watch has not delivered yet. Each write is a forced server-side apply of
+   * the whole status, so building on a stale copy would drop every field the reconcile does not
+   * set again (an ImageUpdateAutomation lost its lastPushCommit that way). ResourceVersions are
+   * compared as etcd revisions (the numbers kube-apiserver hands out); a copy at or after our
+   * write (ours, or a later one by someone else) wins.
+   */
+  #statusToBuildOn(obj: T): MooringStatus {
+    const key = objectKey(obj);
+    const mine = this.#written.get(key);
+    const cached = obj.status ?? {};
+    if (!mine || mine.uid !== obj.metadata.uid) return cached;
+    if (!isOlderVersion(obj.metadata.resourceVersion, mine.resourceVersion)) {
+      this.#written.delete(key);
+      return cached;
+    }
+    return mine.status;
+  }
+
   /** One status write per reconcile, skipped when nothing changed; a conflict retries on a fresh read. */
   async #writeStatus(obj: T, before: MooringStatus, after: MooringStatus): Promise<void> {
     const { conditions: bc, ...restBefore } = before;
@@ -465,7 +501,10 @@ export class Controller<T extends MooringObject> {
     };
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.#o.client.applyStatus(body, { fieldManager: FIELD_MANAGER, force: true });
+        const saved = await this.#o.client.applyStatus(body, { fieldManager: FIELD_MANAGER, force: true });
+        const { uid, resourceVersion } = (saved as KubeObject).metadata;
+        if (uid && resourceVersion)
+          this.#written.set(objectKey(obj), { uid, resourceVersion, status: structuredClone(after) });
         return;
       } catch (err) {
         if (err instanceof ApiError && err.isNotFound) return;

@@ -228,4 +228,50 @@ describe('Controller with a toy reconciler on the real API server', () => {
     const stdout = await kubectl('-n', ns, 'wait', '--for=condition=Ready', 'toy/waited', '--timeout=20s');
     assert.match(stdout, /toy.test.mooring.dev\/waited condition met/);
   });
+
+  test('a field set once survives later reconciles that start from a stale cached copy', async (t) => {
+    const ns = await testNamespace(t, 'stale-cache');
+    // The watch never delivers the controller's own status writes, the way a stalled watch or a
+    // slow one under load leaves the informer behind: every reconcile reads a status-less copy.
+    const lagging = new Proxy(client, {
+      get(target, prop) {
+        if (prop === 'watch') {
+          return async function* (...args: Parameters<KubeClient['watch']>) {
+            for await (const e of target.watch(...args))
+              if (e.type !== 'MODIFIED' || !(e.object as Toy).status?.conditions) yield e;
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const base = toyReconciler();
+    const seen = new Map<string, number>();
+    const reconciler: typeof base = {
+      ...base,
+      async reconcile(obj, ctx) {
+        const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
+        const n = (seen.get(key) ?? 0) + 1;
+        seen.set(key, n);
+        // Like lastPushCommit: written by the reconcile that did the work, not by the ones after.
+        if (n === 1) ctx.status.note = 'set by the first reconcile';
+        return { message: `reconcile ${n}` };
+      },
+    };
+    const controller = new Controller<Toy>(reconciler, {
+      client: lagging,
+      namespace: ns,
+      concurrent: 1,
+      log: silentLogger,
+      reportingController: 'toy-controller',
+    });
+    await controller.start();
+    t.after(() => controller.stop(1_000));
+    await client.create(toy(ns, 'kept', { interval: '1s' }));
+    const live = await eventually('three reconciles written', async () => {
+      const obj = await getToy(ns, 'kept');
+      return ready(obj)?.message === 'reconcile 3' ? obj : undefined;
+    });
+    assert.equal(live.status?.note, 'set by the first reconcile');
+  });
 });
