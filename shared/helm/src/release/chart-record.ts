@@ -14,6 +14,7 @@ import type {
   DependencyRecord,
   JsonObject,
   JsonValue,
+  MaintainerRecord,
 } from './release-record.ts';
 
 /** Helm's MaxDecompressedFileSize: the largest file its loader reads. */
@@ -102,7 +103,12 @@ function metadataOf(value: unknown): ChartMetadataRecord {
   if (Array.isArray(m.maintainers)) {
     out.maintainers = m.maintainers.map((raw) => {
       const x = asObject(raw);
-      return { name: text(x.name), email: text(x.email), url: text(x.url) };
+      const m: MaintainerRecord = {};
+      for (const key of ['name', 'email', 'url'] as const) {
+        const v = text(x[key]);
+        if (v !== undefined) m[key] = v;
+      }
+      return m;
     });
   }
   for (const key of ['appVersion', 'kubeVersion', 'type'] as const) {
