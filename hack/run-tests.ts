@@ -112,8 +112,9 @@ function lastUser(location: ControlPlaneLocation): boolean {
 }
 
 const env = { ...process.env };
-// Every test process, and every operator process a test starts, loads @kubernetes/client-node from
-// one pre-bundled file rather than its ~2,500 modules (hack/lib/kube-client-bundle.ts).
+// A test process, or an operator process a test starts, that loads @kubernetes/client-node (only
+// for an auth provider, shared/runtime/src/client-node.ts, or to test the library itself) loads it
+// from one pre-bundled file rather than its ~2,500 modules (hack/lib/kube-client-bundle.ts).
 env.MOORING_KUBE_CLIENT_BUNDLE ??= await (await import('./lib/kube-client-bundle.ts')).ensureKubeClientBundle(
   repoRoot,
 );

@@ -3,8 +3,9 @@
 // busy 2-core machine); the bundle starts in about 0.2 s. inputs.json lists the project files it
 // was built from, so a later start can tell whether it is stale.
 // @kubernetes/client-node is 14 of the 17 MB a single bundle would be, and V8 parses all of it on
-// every start although only commands that read a kubeconfig use it (shared/runtime requires it
-// lazily): it goes in a file of its own, kube-client.cjs, which only those commands load.
+// every start although only a kubeconfig user with an auth provider (oidc, gcp, azure) needs it
+// (shared/runtime/src/client-node.ts imports it then): it goes in a file of its own,
+// kube-client.cjs, which only those commands load.
 import {
   copyFileSync,
   mkdirSync,
@@ -71,7 +72,9 @@ export async function buildBundle() {
     name: 'kube-client-apart',
     setup(b) {
       b.onResolve({ filter: /^@kubernetes\/client-node$/ }, (args) =>
-        args.kind === 'require-call' ? { path: `./${KUBE_CLIENT}`, external: true } : undefined,
+        args.kind === 'require-call' || args.kind === 'dynamic-import'
+          ? { path: `./${KUBE_CLIENT}`, external: true }
+          : undefined,
       );
     },
   };

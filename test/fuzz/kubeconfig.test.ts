@@ -6,8 +6,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, test } from 'node:test';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { HttpsTransport, parseUntrustedKubeConfig, UntrustedKubeConfigError } from '@mooring/runtime';
+import {
+  HttpsTransport,
+  type KubeConfig,
+  KubeCredentials,
+  parseUntrustedKubeConfig,
+  UntrustedKubeConfigError,
+} from '@mooring/runtime';
 import { parse, stringify } from 'yaml';
 import {
   assertClearError,
@@ -44,8 +49,7 @@ function note(name: string, path: unknown): void {
 }
 
 before(() => {
-  // The client library is loaded on the first KubeConfig built (its module files are read then,
-  // which is not the kubeconfig's doing): build one before the spies go in.
+  // One parse before the spies go in, so whatever is loaded on first use is loaded already.
   parseUntrustedKubeConfig(
     'clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
       'users: [{name: u, user: {token: t}}]\n' +
@@ -139,8 +143,7 @@ async function checkKubeconfig(text: string, { strict = false } = {}): Promise<v
   // The next step the kustomize operator takes (remote-cluster.ts): it must not read a file either.
   try {
     await HttpsTransport.create(kc);
-    const opts: { headers?: unknown } = {};
-    await kc.applyToHTTPSOptions(opts);
+    await new KubeCredentials(kc).headers();
   } catch (err) {
     if (strict || !KNOWN.httpWithoutSkipTls(err as Error, kc)) throw err;
   }

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
-import { newKubeConfig } from './kube-config-class.ts';
+import { KubeConfig } from './kube-config.ts';
+import { KubeCredentials } from './kube-credentials.ts';
 import type { ApiTransport, TransportRequest, TransportResponse, TransportStream } from './transport.ts';
 
 // Tokens from exec plugins and projected service-account files rotate; re-read them this often.
@@ -12,64 +12,55 @@ const AUTH_REFRESH_MS = 30_000;
  * in-cluster. Never for a kubeconfig someone else wrote: that goes through parseUntrustedKubeConfig.
  */
 export function loadKubeConfig(path?: string): KubeConfig {
-  const kc = newKubeConfig();
+  const kc = new KubeConfig();
   if (path) kc.loadFromFile(path);
   else kc.loadFromDefault();
   return kc;
 }
 
 /**
- * Talks to the API server over node:https with the kubeconfig's TLS material and credentials.
- * @kubernetes/client-node is used only to read the kubeconfig and produce auth; requests and
- * responses stay raw JSON so no field is dropped by its typed models.
+ * Talks to the API server over node:https with the kubeconfig's TLS material and credentials
+ * (kube-credentials.ts); requests and responses stay raw JSON.
  */
 export class HttpsTransport implements ApiTransport {
   readonly server: URL;
-  readonly #kc: KubeConfig;
+  readonly #credentials: KubeCredentials;
   readonly #agent: http.Agent;
-  #auth: { headers: Record<string, string>; at: number } | undefined;
+  #auth: { headers: Record<string, string | string[]>; at: number } | undefined;
 
-  private constructor(kc: KubeConfig, server: URL, agent: http.Agent) {
-    this.#kc = kc;
+  private constructor(credentials: KubeCredentials, server: URL, agent: http.Agent) {
+    this.#credentials = credentials;
     this.server = server;
     this.#agent = agent;
   }
 
   static async create(kc: KubeConfig): Promise<HttpsTransport> {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error('kubeconfig has no current cluster');
-    const server = new URL(cluster.server);
-    const tls: https.RequestOptions = {};
-    await kc.applyToHTTPSOptions(tls);
+    const credentials = new KubeCredentials(kc);
+    const server = new URL(credentials.cluster.server);
+    const tls = await credentials.tls();
     const agent =
       server.protocol === 'http:'
         ? new http.Agent({ keepAlive: true, maxSockets: 64 })
-        : new https.Agent({
-            keepAlive: true,
-            maxSockets: 64,
-            ca: tls.ca,
-            cert: tls.cert,
-            key: tls.key,
-            servername: tls.servername,
-            ...(tls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }),
-          });
-    return new HttpsTransport(kc, server, agent);
+        : new https.Agent({ keepAlive: true, maxSockets: 64, ...tls });
+    const transport = new HttpsTransport(credentials, server, agent);
+    // A token file or plugin that cannot be read fails here, at start, not on the first request.
+    await transport.#authHeaders();
+    return transport;
   }
 
-  async #authHeaders(): Promise<Record<string, string>> {
+  async #authHeaders(): Promise<Record<string, string | string[]>> {
     const now = Date.now();
     if (this.#auth && now - this.#auth.at < AUTH_REFRESH_MS) return this.#auth.headers;
-    const opts: https.RequestOptions = {};
-    await this.#kc.applyToHTTPSOptions(opts);
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(opts.headers ?? {})) if (typeof v === 'string') headers[k] = v;
-    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
+    const headers = await this.#credentials.headers();
     this.#auth = { headers, at: now };
     return headers;
   }
 
   async #open(req: TransportRequest): Promise<http.IncomingMessage> {
-    const auth = await this.#authHeaders();
+    let auth = await this.#authHeaders();
+    // A request that impersonates (a Kustomization's service account) replaces the kubeconfig's own.
+    if (req.headers['Impersonate-User'] !== undefined)
+      auth = Object.fromEntries(Object.entries(auth).filter(([k]) => !k.startsWith('Impersonate-')));
     const url = new URL(req.path, this.server);
     const mod = url.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {

@@ -11,6 +11,8 @@ export * from './https-transport.ts';
 export * from './informer.ts';
 export * from './instrumented-transport.ts';
 export * from './kube-client.ts';
+export * from './kube-config.ts';
+export * from './kube-credentials.ts';
 export * from './kube-object.ts';
 export * from './leader-election.ts';
 export * from './listen-address.ts';

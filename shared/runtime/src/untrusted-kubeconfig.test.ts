@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
+import { KubeCredentials } from './kube-credentials.ts';
 import { parseUntrustedKubeConfig, UntrustedKubeConfigError } from './untrusted-kubeconfig.ts';
 
 // A file standing in for the operator's service-account token.
@@ -106,9 +107,8 @@ describe('credential files: a tenant kubeconfig never makes the operator read it
     assert.equal(cluster?.tlsServerName, 'api.internal');
     assert.equal(kc.getCurrentUser()?.token, 'inline-token');
     assert.equal(kc.getContextObject(kc.getCurrentContext())?.namespace, 'apps');
-    const opts: { headers?: Record<string, unknown>; cert?: unknown } = {};
-    await kc.applyToHTTPSOptions(opts);
-    assert.equal(opts.headers?.Authorization, 'Bearer inline-token');
-    assert.equal(String(opts.cert), 'cert');
+    const credentials = new KubeCredentials(kc);
+    assert.equal((await credentials.headers()).Authorization, 'Bearer inline-token');
+    assert.equal(String((await credentials.tls()).cert), 'cert');
   });
 });

@@ -1,17 +1,17 @@
-import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { newKubeConfig } from './kube-config-class.ts';
+import { KubeConfig } from './kube-config.ts';
 
 /**
  * A kubeconfig written by someone the operator does not trust (a tenant's Secret), turned into an
  * allow-listed shape before any library sees it.
  *
- * @kubernetes/client-node reads `token-file` with fs.readFileSync while it parses, reads
- * certificate and CA paths when it connects, and runs exec plugins and auth providers. Any of
- * these lets a tenant make the operator read its own files (its service-account token, say) or run
- * a program (Flux's CVE-2022-24817 class). So the text is parsed here as plain YAML, every field
- * is checked against what inline credentials need, and only then is a KubeConfig built from
- * options: the library never parses the tenant's text.
+ * A kubeconfig may name a token file, certificate and CA paths, exec plugins and auth providers,
+ * which the operator's own kubeconfig loading reads and runs (as @kubernetes/client-node does,
+ * which even reads `token-file` while it parses). Any of these lets a tenant make the operator
+ * read its own files (its service-account token, say) or run a program (Flux's CVE-2022-24817
+ * class). So the text is parsed here as plain YAML, every field is checked against what inline
+ * credentials need, and only then is a KubeConfig built from options: the general kubeconfig
+ * loader never sees the tenant's text.
  */
 export class UntrustedKubeConfigError extends Error {
   override name = 'UntrustedKubeConfigError';
@@ -174,7 +174,7 @@ export function parseUntrustedKubeConfig(text: string): KubeConfig {
   }
 
   const u = `user '${user.name}'`;
-  const kc = newKubeConfig();
+  const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [
       {
