@@ -4,6 +4,7 @@ import { type Command, Option } from 'commander';
 import { applyOrExport, yamlDocument } from '../apply-or-export.ts';
 import { CliError, EXIT_ERROR } from '../cli-error.ts';
 import { CLI_FIELD_MANAGER, sessionOf } from '../session.ts';
+import { registerHelmRelease } from './create-helmrelease.ts';
 
 type Flags = Record<string, string | string[] | boolean | undefined>;
 type Spec = Record<string, unknown>;
@@ -15,10 +16,10 @@ const GROUP = {
   image: 'image.mooring.dev/v1',
 };
 
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 /** `key=value` pairs from repeated flags, e.g. `--label team=a`. */
-function pairs(values: string[] | undefined, flag: string): Record<string, string> | undefined {
+export function pairs(values: string[] | undefined, flag: string): Record<string, string> | undefined {
   if (!values?.length) return undefined;
   const out: Record<string, string> = {};
   for (const v of values) {
@@ -31,7 +32,7 @@ function pairs(values: string[] | undefined, flag: string): Record<string, strin
 }
 
 /** `Kind/name` or `Kind/namespace/name` references, as Flux's `--source` and `--resource` take them. */
-function objectRef(value: string, flag: string): { kind: string; name: string; namespace?: string } {
+export function objectRef(value: string, flag: string): { kind: string; name: string; namespace?: string } {
   const parts = value.split('/');
   if (parts.length < 2 || parts.length > 3 || parts.some((p) => !p))
     throw new CliError(
@@ -59,7 +60,7 @@ function clean<T>(value: T): T {
 }
 
 /** Adds the flags every create command has and the action that builds, then applies or exports. */
-function creator(
+export function creator(
   parent: Command,
   name: string,
   description: string,
@@ -631,6 +632,7 @@ export function registerCreate(program: Command): void {
   const create = program.command('create').description('create or update Mooring objects from flags');
   registerSources(create);
   registerKustomization(create);
+  registerHelmRelease(create);
   registerNotification(create);
   registerImages(create);
   registerSecrets(create);
