@@ -21,10 +21,12 @@ const MOORING_GROUPS: Record<string, string> = {
   'kustomize.toolkit': 'kustomize.mooring.dev',
   'notification.toolkit': 'notification.mooring.dev',
   'image.toolkit': 'image.mooring.dev',
+  'helm.toolkit': 'helm.mooring.dev',
 };
 // Label and annotation prefixes Flux uses, and Mooring's names for them.
 const PREFIXES: [RegExp, string][] = [
   [/^kustomize\.toolkit\.fluxcd\.io\//, 'kustomize.mooring.dev/'],
+  [/^helm\.toolkit\.fluxcd\.io\//, 'helm.mooring.dev/'],
   [/^reconcile\.fluxcd\.io\//, 'reconcile.mooring.dev/'],
   [/^event\.toolkit\.fluxcd\.io\//, 'event.mooring.dev/'],
   [/^sharding\.fluxcd\.io\//, 'sharding.mooring.dev/'],
@@ -114,7 +116,7 @@ function isKustomizeConfig(doc: Document): boolean {
 /**
  * Rewrites Flux manifests to Mooring's groups, labels and annotations, keeping comments and layout,
  * and notes every object or field Mooring cannot take. An object of a kind Mooring does not have
- * (HelmRepository, HelmRelease, ArtifactGenerator) is kept exactly as it is, with an error note:
+ * (ArtifactGenerator, Bucket) is kept exactly as it is, with an error note:
  * no API version is made up for it. A kustomize configuration is left out, with a warning.
  */
 export function importFlux(text: string): { yaml: string; notes: ImportNote[] } {
