@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type Static, Type } from '@sinclair/typebox';
 import { Interval, ReconcileStatus, Timeout } from './common.ts';
 import { HELM_API_VERSION } from './groups.ts';
@@ -333,3 +334,26 @@ export type HelmReleaseStatus = Static<typeof HelmReleaseStatus>;
 
 export const HelmRelease = KubeObject(HELM_API_VERSION, 'HelmRelease', HelmReleaseSpec, HelmReleaseStatus);
 export type HelmRelease = Static<typeof HelmRelease>;
+
+/** Namespace of the release's objects: spec.targetNamespace, else the HelmRelease's. */
+export function releaseTargetNamespace(hr: Pick<HelmRelease, 'metadata' | 'spec'>): string {
+  return hr.spec.targetNamespace ?? hr.metadata.namespace ?? 'default';
+}
+
+/** Namespace of the release records: spec.storageNamespace, else the target namespace (Flux's rule). */
+export function releaseStorageNamespace(hr: Pick<HelmRelease, 'metadata' | 'spec'>): string {
+  return hr.spec.storageNamespace ?? releaseTargetNamespace(hr);
+}
+
+/**
+ * The Helm release name: spec.releaseName, else `[<targetNamespace>-]<name>`, shortened as
+ * Flux shortens it past Helm's 53 characters (40 of them, a dash, 12 hex of its sha256), so a
+ * release Flux made is found under the same name.
+ */
+export function releaseNameOf(hr: Pick<HelmRelease, 'metadata' | 'spec'>): string {
+  if (hr.spec.releaseName) return hr.spec.releaseName;
+  const name = hr.metadata.name ?? '';
+  const full = hr.spec.targetNamespace ? `${hr.spec.targetNamespace}-${name}` : name;
+  if (full.length <= 53) return full;
+  return `${full.slice(0, 40)}-${createHash('sha256').update(full).digest('hex').slice(0, 12)}`;
+}
