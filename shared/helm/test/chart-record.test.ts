@@ -1,5 +1,5 @@
 // chartRecordOf builds the chart part of a release record as Helm's loader does: for both fixture
-// charts it is byte for byte the chart `helm install` recorded (fixtures/release-records), YAML 1.1
+// charts it is byte for byte the chart `helm install` recorded (testdata/release-records), YAML 1.1
 // scalars, .helmignore, a byte order mark, values.schema.json and a subchart folder included.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { after, describe, it } from 'node:test';
 import { ChartRecordError, chartRecordOf, decodeReleaseSecret, releaseJson } from '../src/index.ts';
 import { HelmIgnore } from '../src/release/helm-ignore.ts';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures');
+const FIXTURES = join(import.meta.dirname, 'testdata');
 const recorded = (file: string) =>
   decodeReleaseSecret(JSON.parse(readFileSync(join(FIXTURES, 'release-records', file), 'utf8')));
 

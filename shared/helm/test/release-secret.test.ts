@@ -1,5 +1,5 @@
 // Release records as Helm's secrets driver stores them: a record `helm install` wrote (committed
-// fixture, see fixtures/release-records/SOURCE.md) decodes, and re-encodes to the very JSON Helm
+// fixture, see testdata/release-records/SOURCE.md) decodes, and re-encodes to the very JSON Helm
 // wrote; Mooring's own records round-trip; anything that is not a helm.sh/release.v1 record, and
 // a gzip bomb, is refused with an error that names the Secret.
 import assert from 'node:assert/strict';
@@ -20,7 +20,7 @@ import {
   releaseJson,
 } from '../src/index.ts';
 
-const RECORDS = join(import.meta.dirname, 'fixtures/release-records');
+const RECORDS = join(import.meta.dirname, 'testdata/release-records');
 const helmWrote = (file: string): ReleaseSecret => JSON.parse(readFileSync(join(RECORDS, file), 'utf8'));
 
 /** The JSON inside a Secret's data.release: base64 (the API's), base64 (Helm's), gzip. */
@@ -208,10 +208,9 @@ describe('what decode refuses', () => {
   it('a gzip bomb: the inflated size is capped, and the operator keeps running', () => {
     // 80 MiB of one character gzips to about 80 KiB: small enough for a Secret.
     const bomb = secretHolding(Buffer.alloc(80 << 20, 0x20));
-    assert.ok((bomb.data?.release.length ?? 0) < 1 << 20);
-    const before = process.memoryUsage().rss;
+    assert.ok((bomb.data?.release?.length ?? 0) < 1 << 20);
     refuses(bomb, new RegExp(`inflates to more than ${MAX_RELEASE_JSON_BYTES} bytes and was not read`));
-    // Nothing of the bomb's size is kept once refused.
-    assert.ok(process.memoryUsage().rss - before < 200 << 20);
+    // The refusal is an error like any other: the next record decodes.
+    assert.equal(decodeReleaseSecret(good).name, 'x');
   });
 });

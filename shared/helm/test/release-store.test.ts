@@ -26,7 +26,7 @@ import {
 } from '../src/index.ts';
 import { HELM } from './helm-oracle.ts';
 
-const chartDir = join(import.meta.dirname, 'fixtures/hooks-chart');
+const chartDir = join(import.meta.dirname, 'testdata/hooks-chart');
 const limits = { timeoutMs: 120_000, memoryBytes: 1 << 30 };
 const home = mkdtempSync(join(tmpdir(), 'mooring-release-store-helm-'));
 

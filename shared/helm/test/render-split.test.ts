@@ -1,6 +1,6 @@
 // Hooks split out of a render as Helm splits them: the stream of the sandboxed renderer (and of
 // `bin/helm template`) gives the manifest and the hooks `helm install` recorded for the same
-// chart and values (fixtures/release-records/demo-v1.secret.json, written by the real helm), and
+// chart and values (testdata/release-records/demo-v1.secret.json, written by the real helm), and
 // hooksFor lists them in the order that install ran them.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,9 +22,9 @@ import { HELM, requireHelmBinaries } from './helm-oracle.ts';
 
 requireHelmBinaries();
 
-const chartDir = join(import.meta.dirname, 'fixtures/hooks-chart');
+const chartDir = join(import.meta.dirname, 'testdata/hooks-chart');
 const installed = decodeReleaseSecret(
-  JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures/release-records/demo-v1.secret.json'), 'utf8')),
+  JSON.parse(readFileSync(join(import.meta.dirname, 'testdata/release-records/demo-v1.secret.json'), 'utf8')),
 );
 
 async function helmTemplate(...args: string[]): Promise<string> {
