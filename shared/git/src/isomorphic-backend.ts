@@ -1,7 +1,6 @@
 import fs, { mkdirSync } from 'node:fs';
 import https from 'node:https';
-import git, { type HttpClient } from 'isomorphic-git';
-import httpNode from 'isomorphic-git/http/node';
+import type { HttpClient } from 'isomorphic-git';
 import { errnoConnectFailure } from './connect-failure.ts';
 import { GitAuthError, GitError, GitRefNotFoundError, GitTimeoutError, PushRejectedError } from './errors.ts';
 import type {
@@ -29,6 +28,17 @@ import {
 } from './refs.ts';
 import { commitInfo, commitSignature, signPayload, tagSignature } from './signed-object.ts';
 
+// isomorphic-git and its http client are loaded on first use: with pako they were 0.5 MB that the
+// source and image-automation operators parsed and ran at every start, before /readyz answered.
+type IsomorphicGit = typeof import('isomorphic-git').default;
+let loading: Promise<{ git: IsomorphicGit; httpNode: HttpClient }> | undefined;
+function isomorphicGit(): Promise<{ git: IsomorphicGit; httpNode: HttpClient }> {
+  loading ??= Promise.all([import('isomorphic-git'), import('isomorphic-git/http/node')]).then(
+    ([git, http]) => ({ git: git.default, httpNode: http.default }),
+  );
+  return loading;
+}
+
 /** What every isomorphic-git network call gets: an HTTP client bound to a signal (and CA), and auth headers. */
 interface Remote {
   http: HttpClient;
@@ -49,6 +59,7 @@ export class IsomorphicGitClient implements GitClient {
 
   /** Depth-1 fetch of one ref (full history for commit targets, which protocol v1 cannot fetch shallowly) and checkout. */
   async checkout(url: string, ref: GitRefSpec, dir: string, opts: CheckoutOptions): Promise<CheckoutResult> {
+    const { git } = await isomorphicGit();
     const target = refTarget(ref);
     const sparse = opts.sparse?.map(cleanSparseDir);
     mkdirSync(dir, { recursive: true });
@@ -126,6 +137,7 @@ export class IsomorphicGitClient implements GitClient {
     dir: string,
     opts: GitOperationOptions,
   ): Promise<CheckoutResult> {
+    const { git } = await isomorphicGit();
     const target = refTarget({ branch });
     mkdirSync(dir, { recursive: true });
     return withRemote(url, opts, 'clone', describeTarget(target), async (remote) => {
@@ -163,6 +175,7 @@ export class IsomorphicGitClient implements GitClient {
     author: { name: string; email: string },
     opts: CommitOptions = {},
   ): Promise<string | undefined> {
+    const { git } = await isomorphicGit();
     try {
       const matrix = await git.statusMatrix({ fs, dir });
       let changed = false;
@@ -197,6 +210,7 @@ export class IsomorphicGitClient implements GitClient {
 
   /** Pushes `src:dst`; a non-fast-forward rejection becomes PushRejectedError. */
   async push(dir: string, url: string, refspec: string, opts: GitOperationOptions): Promise<void> {
+    const { git } = await isomorphicGit();
     checkRefspec(refspec);
     const [src = '', dst = src] = refspec.replace(/^\+/, '').split(':');
     const force = refspec.startsWith('+');
@@ -283,7 +297,12 @@ async function withRemote<T>(
   const agent =
     opts.auth?.caCert && parsed.protocol === 'https:' ? new https.Agent({ ca: opts.auth.caCert }) : undefined;
   const http: HttpClient = {
-    request: (req) => httpNode.request({ ...req, ...(agent ? { agent } : {}), signal: controller.signal }),
+    request: async (req) =>
+      (await isomorphicGit()).httpNode.request({
+        ...req,
+        ...(agent ? { agent } : {}),
+        signal: controller.signal,
+      }),
   };
   const remote: Remote = { http, headers: authHeaders(opts.auth), url, displayUrl, secrets };
   // isomorphic-git does not check the signal between its own steps, so the deadline also races the call.
@@ -328,6 +347,7 @@ function notFound(remote: Remote, target: RefTarget): GitRefNotFoundError {
 }
 
 async function listAndSelect(remote: Remote, target: RefTarget): Promise<ResolvedRef> {
+  const { git } = await isomorphicGit();
   const prefix = target.kind === 'semver' || target.kind === 'tag' ? 'refs/tags/' : fullRefName(target)!;
   const refs = await git.listServerRefs({
     http: remote.http,
@@ -347,6 +367,7 @@ async function listAndSelect(remote: Remote, target: RefTarget): Promise<Resolve
 
 /** Follows annotated tags down to the commit they point at. */
 async function peel(dir: string, oid: string): Promise<{ commit: string }> {
+  const { git } = await isomorphicGit();
   let current = oid;
   for (let i = 0; i < 10; i++) {
     const obj = await git.readObject({ fs, dir, oid: current, format: 'parsed' });
@@ -358,6 +379,7 @@ async function peel(dir: string, oid: string): Promise<{ commit: string }> {
 }
 
 async function readRaw(dir: string, oid: string): Promise<string> {
+  const { git } = await isomorphicGit();
   const obj = await git.readObject({ fs, dir, oid, format: 'content' });
   return Buffer.from(obj.object as Uint8Array).toString('utf8');
 }

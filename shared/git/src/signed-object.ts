@@ -1,4 +1,3 @@
-import * as openpgp from 'openpgp';
 import type { CommitInfo, SignedPayload } from './git-client.ts';
 
 /** Splits a raw commit object into its `gpgsig` header and the commit without it (what was signed). */
@@ -41,6 +40,8 @@ export function withCommitSignature(raw: string, armoredSignature: string): stri
 
 /** Signs `payload` with an armored OpenPGP private key; resolves to a detached armored signature. */
 export async function signPayload(payload: string, armoredKey: string, passphrase?: string): Promise<string> {
+  // openpgp (0.8 MB) is loaded when a commit is signed, not with the operator.
+  const openpgp = await import('openpgp');
   let key = await openpgp.readPrivateKey({ armoredKey });
   if (!key.isDecrypted()) {
     if (!passphrase) throw new Error('The commit signing key is encrypted and no passphrase was given.');

@@ -1,4 +1,4 @@
-import * as openpgp from 'openpgp';
+import type * as OpenPGP from 'openpgp';
 import type { CheckoutResult, SignedPayload } from './git-client.ts';
 
 /** A signature that checked out: who made it. */
@@ -25,7 +25,9 @@ export async function verifySignature(
 ): Promise<SignatureVerification> {
   if (!signed.signature.includes('-----BEGIN PGP SIGNATURE-----'))
     return { verified: false, reason: 'the signature is not an OpenPGP signature' };
-  let keys: openpgp.PublicKey[];
+  // openpgp (0.8 MB) is loaded when a signature is checked, not with the operator.
+  const openpgp = await import('openpgp');
+  let keys: OpenPGP.PublicKey[];
   try {
     keys = (
       await Promise.all(armoredPublicKeys.map((armoredKeys) => openpgp.readKeys({ armoredKeys })))
@@ -34,7 +36,7 @@ export async function verifySignature(
     return { verified: false, reason: `a trusted public key could not be read (${errorText(err)})` };
   }
   if (keys.length === 0) return { verified: false, reason: 'no trusted public keys were given' };
-  let signature: openpgp.Signature;
+  let signature: OpenPGP.Signature;
   try {
     signature = await openpgp.readSignature({ armoredSignature: signed.signature });
   } catch (err) {
