@@ -54,7 +54,8 @@ export async function hookObject(
   client: KubeClient,
   extra: { namespace: string; labels: Record<string, string>; annotations: Record<string, string> },
 ): Promise<HookObject> {
-  const docs = parseAllDocuments(manifest).filter((d) => d.contents !== null);
+  // YAML 1.1, as Helm's builder reads a manifest (sigs.k8s.io/yaml on go-yaml v2): `yes` is a boolean.
+  const docs = parseAllDocuments(manifest, { version: '1.1' }).filter((d) => d.contents !== null);
   if (docs.length !== 1) throw new HookBuildError(`${path} holds ${docs.length} objects, a hook must be one`);
   const doc = docs[0]!;
   if (doc.errors.length) throw new HookBuildError(`${path} is not valid YAML: ${doc.errors[0]?.message}`);
