@@ -8,6 +8,7 @@ import { registerCreate } from './commands/create.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerEnvsubst } from './commands/envsubst.ts';
 import { registerGet } from './commands/get.ts';
+import { registerHistory } from './commands/history.ts';
 import { registerImportFlux } from './commands/import-flux.ts';
 import { registerInstall } from './commands/install.ts';
 import { registerLogs } from './commands/logs.ts';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerBuild(program);
   registerDiff(program);
   registerTrace(program);
+  registerHistory(program);
   registerEnvsubst(program);
   registerImportFlux(program);
   registerArtifacts(program);
