@@ -9,7 +9,12 @@
 // scheduled (a nodeSelector no fake node has) never completes; with activeDeadlineSeconds the Job
 // controller fails it (DeadlineExceeded), and without one it runs until the hook's timeout.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
+import { promisify } from 'node:util';
 import { type HookRecord, splitRender } from '@mooring/helm';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
 import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
@@ -389,5 +394,48 @@ describe('hooks as the release service account', () => {
       [['migrate', 'Succeeded']],
     );
     assert.equal(await live('v1', 'Secret', ns, 'db'), undefined);
+  });
+});
+
+describe('the hooks of a chart that bin/helm renders', () => {
+  const chart = join(import.meta.dirname, 'fixtures/hooks/chart');
+  const helm = join(import.meta.dirname, '../../../bin/helm');
+
+  test('install, upgrade and test hooks run from helm template output, split as the reconciler splits it', async (t) => {
+    const ns = await testNamespace(t, 'hooks-chart', { workloads: true });
+    const home = await mkdtemp(join(tmpdir(), 'mooring-helm-home-'));
+    t.after(() => rm(home, { recursive: true, force: true }));
+    const { stdout } = await promisify(execFile)(helm, ['template', 'app', chart, '--namespace', ns], {
+      env: { HOME: home, PATH: '/usr/bin:/bin' },
+    });
+    const { hooks } = splitRender(stdout);
+
+    const install = await runHooks(hooks, 'pre-install', options(ns));
+    assert.ok(install.ok, JSON.stringify(install));
+    assert.deepEqual(
+      install.ran.map((o) => [o.kind, o.name]),
+      [
+        ['ConfigMap', 'app-seed'],
+        ['Job', 'app-migrate'],
+      ],
+    );
+    assert.deepEqual((await liveConfigMap(ns, 'app-seed'))?.data, { seeded: 'true' });
+    assert.equal(await liveJob(ns, 'app-migrate'), undefined, 'hook-succeeded left the Job');
+    assert.equal(await liveConfigMap(ns, 'app-settings'), undefined, 'a release object ran as a hook');
+
+    const upgrade = await runHooks(hooks, 'pre-upgrade', options(ns));
+    assert.ok(upgrade.ok, JSON.stringify(upgrade));
+    assert.deepEqual(
+      upgrade.ran.map((o) => o.name),
+      ['app-migrate'],
+    );
+
+    const tests = await runTests(hooks, options(ns));
+    assert.ok(tests.ok, JSON.stringify(tests));
+    assert.deepEqual(
+      tests.ran.map((o) => [o.name, o.phase]),
+      [['app-check', 'Succeeded']],
+    );
+    assert.ok(await liveJob(ns, 'app-check'), 'a test without hook-succeeded stays, as helm test leaves it');
   });
 });
