@@ -135,6 +135,7 @@ describe('Helm hooks on the cluster', () => {
   test('a failing hook stops the run: the later hook never appears, and the failed Job stays', async (t) => {
     const ns = await testNamespace(t, 'hooks-fail', { workloads: true });
     const hooks = hooksOf(
+      configMap('earlier', { a: '1' }, { weight: -1, deletePolicy: 'hook-succeeded' }),
       job('fails', 'fails', { weight: 0 }),
       configMap('later', { a: '1' }, { weight: 1 }),
     );
@@ -149,9 +150,14 @@ describe('Helm hooks on the cluster', () => {
     assert.match(result.failed.message, DEADLINE);
     assert.deepEqual(
       result.ran.map((o) => [o.name, o.phase]),
-      [['fails', 'Failed']],
+      [
+        ['earlier', 'Succeeded'],
+        ['fails', 'Failed'],
+      ],
     );
     assert.equal(await liveConfigMap(ns, 'later'), undefined, 'the hook after the failed one was created');
+    // As in Helm, the hooks that succeeded before the failure still go by hook-succeeded.
+    assert.equal(await liveConfigMap(ns, 'earlier'), undefined);
     // No hook-failed policy: the Job is left for debugging.
     assert.ok(await liveJob(ns, 'fails'));
   });
