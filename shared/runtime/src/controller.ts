@@ -14,7 +14,9 @@ import { parseDuration } from './duration.ts';
 import { Informer } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
 import { type KubeObject, objectKey } from './kube-object.ts';
+import type { ResourceInfo } from './metrics.ts';
 import { RetryableError, StalledError, WaitingError } from './reconcile-errors.ts';
+import { resourceInfoOf } from './resource-info.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** `reconcile.mooring.dev/requestedAt`: any new value asks for a reconcile now. */
@@ -46,7 +48,15 @@ export interface RuntimeLogger {
 
 /** What the controller reports; the Metrics class fits. */
 export interface ControllerMetrics {
-  observeReconcile(kind: string, result: ReconcileOutcome, seconds: number): void;
+  /** `object` adds the per-object duration and last result. */
+  observeReconcile(
+    kind: string,
+    result: ReconcileOutcome,
+    seconds: number,
+    object?: { namespace: string; name: string },
+  ): void;
+  /** The suspend gauge and the info series of an object. */
+  setResourceInfo?(kind: string, namespace: string, name: string, info: ResourceInfo): void;
   setQueueDepth(kind: string, depth: number): void;
   setConditions(kind: string, namespace: string, name: string, conditions: Condition[]): void;
   deleteObject(kind: string, namespace: string, name: string): void;
@@ -303,7 +313,11 @@ export class Controller<T extends MooringObject> {
       log.error({ err: (err as Error).message }, 'reconcile bookkeeping failed');
       this.queue.addRateLimited(key);
     } finally {
-      this.#o.metrics?.observeReconcile(this.#r.kind, outcome, (this.#clock.now() - started) / 1000);
+      // A deleted object's series must not come back after the informer removed them.
+      const object = this.#exists(obj)
+        ? { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }
+        : undefined;
+      this.#o.metrics?.observeReconcile(this.#r.kind, outcome, (this.#clock.now() - started) / 1000, object);
     }
   }
 
@@ -349,6 +363,7 @@ export class Controller<T extends MooringObject> {
     }
     if (obj.spec?.suspend) {
       log.debug({}, 'suspended; skipping');
+      this.#exportInfo(obj, this.#statusToBuildOn(obj));
       return 'success';
     }
     const current = await this.#ensureFinalizer(obj);
@@ -416,7 +431,24 @@ export class Controller<T extends MooringObject> {
     if (handled !== undefined) status.lastHandledReconcileAt = handled;
     await this.#writeStatus(current, written, status);
     this.#announce(current, before, status, revision);
+    this.#exportInfo(current, status);
     return outcome;
+  }
+
+  /** The object is still in the cache and not being deleted: its series may be written. */
+  #exists(obj: T): boolean {
+    const cached = this.informer.get(objectKey(obj));
+    return !!cached && cached.metadata.uid === obj.metadata.uid && !cached.metadata.deletionTimestamp;
+  }
+
+  #exportInfo(obj: T, status: MooringStatus): void {
+    if (!this.#exists(obj)) return;
+    this.#o.metrics?.setResourceInfo?.(
+      this.#r.kind,
+      obj.metadata.namespace ?? '',
+      obj.metadata.name ?? '',
+      resourceInfoOf(obj, status),
+    );
   }
 
   #retryInterval(obj: T): number | undefined {

@@ -107,6 +107,111 @@ describe('Metrics', () => {
   });
 });
 
+describe('per-object metrics', () => {
+  const ks = { namespace: 'apps', name: 'web' };
+
+  it("times each object's reconciles under Flux's name and keeps its last result", async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    m.observeReconcile('Kustomization', 'error', 2, ks);
+    m.observeReconcile('Kustomization', 'success', 0.5, ks);
+    assert.deepEqual(await samples(m, 'gotk_reconcile_duration_seconds_count'), [
+      'gotk_reconcile_duration_seconds_count{kind="Kustomization",name="web",namespace="apps"} 2',
+    ]);
+    assert.deepEqual((await samples(m, 'mooring_reconcile_last_result')).sort(), [
+      'mooring_reconcile_last_result{kind="Kustomization",name="web",namespace="apps",result="dependency"} 0',
+      'mooring_reconcile_last_result{kind="Kustomization",name="web",namespace="apps",result="error"} 0',
+      'mooring_reconcile_last_result{kind="Kustomization",name="web",namespace="apps",result="stalled"} 0',
+      'mooring_reconcile_last_result{kind="Kustomization",name="web",namespace="apps",result="success"} 1',
+    ]);
+  });
+
+  it('exports conditions under gotk_reconcile_condition too', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    m.setConditions('GitRepository', 'a', 'repo', [{ type: 'Ready', status: 'False' }]);
+    assert.ok(
+      (await samples(m, 'gotk_reconcile_condition')).includes(
+        'gotk_reconcile_condition{kind="GitRepository",namespace="a",name="repo",type="Ready",status="False"} 1',
+      ),
+    );
+  });
+
+  it('keeps one resource info series per object and sets the suspend gauge', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    const info = {
+      ready: 'True',
+      suspended: false,
+      revision: 'main@sha1:1111',
+      sourceKind: 'GitRepository',
+      sourceName: 'platform',
+    };
+    m.setResourceInfo('Kustomization', 'apps', 'web', info);
+    m.setResourceInfo('Kustomization', 'apps', 'web', {
+      ...info,
+      revision: 'main@sha1:2222',
+      suspended: true,
+    });
+    assert.deepEqual(await samples(m, 'gotk_resource_info'), [
+      'gotk_resource_info{kind="Kustomization",name="web",namespace="apps",ready="True",suspended="true",revision="main@sha1:2222",source_kind="GitRepository",source_name="platform"} 1',
+    ]);
+    assert.deepEqual(await samples(m, 'gotk_suspend_status'), [
+      'gotk_suspend_status{kind="Kustomization",name="web",namespace="apps"} 1',
+    ]);
+  });
+
+  it('observes push-to-applied latency per Kustomization', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    m.observePushToApplied('apps', 'web', 4);
+    assert.deepEqual(await samples(m, 'mooring_push_to_applied_seconds_count'), [
+      'mooring_push_to_applied_seconds_count{name="web",namespace="apps"} 1',
+    ]);
+    assert.ok(
+      (await samples(m, 'mooring_push_to_applied_seconds_bucket')).includes(
+        'mooring_push_to_applied_seconds_bucket{le="5",name="web",namespace="apps"} 1',
+      ),
+    );
+  });
+
+  it('counts render cache hits and misses, both present from the start', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    assert.deepEqual(await samples(m, 'mooring_render_cache_requests_total'), [
+      'mooring_render_cache_requests_total{result="hit"} 0',
+      'mooring_render_cache_requests_total{result="miss"} 0',
+    ]);
+    m.observeRenderCache(false);
+    m.observeRenderCache(true);
+    m.observeRenderCache(true);
+    assert.deepEqual(await samples(m, 'mooring_render_cache_requests_total'), [
+      'mooring_render_cache_requests_total{result="hit"} 2',
+      'mooring_render_cache_requests_total{result="miss"} 1',
+    ]);
+  });
+
+  it("removes every per-object series of a deleted object and leaves the others'", async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    const info = { ready: 'True', suspended: false, revision: 'r', sourceKind: '', sourceName: '' };
+    for (const name of ['web', 'db']) {
+      m.observeReconcile('Kustomization', 'success', 1, { namespace: 'apps', name });
+      m.setConditions('Kustomization', 'apps', name, [{ type: 'Ready', status: 'True' }]);
+      m.setResourceInfo('Kustomization', 'apps', name, info);
+      m.observePushToApplied('apps', name, 3);
+    }
+    m.deleteObject('Kustomization', 'apps', 'web');
+    const text = await m.render();
+    const perObject = text.split('\n').filter((l) => /^(gotk_|mooring_reconcile_last|mooring_push)/.test(l));
+    assert.ok(perObject.length > 0);
+    assert.deepEqual(
+      perObject.filter((l) => l.includes('name="web"')),
+      [],
+    );
+    assert.ok(perObject.some((l) => l.startsWith('gotk_resource_info{') && l.includes('name="db"')));
+    assert.ok(
+      perObject.some(
+        (l) => l.startsWith('mooring_push_to_applied_seconds_count{') && l.includes('name="db"'),
+      ),
+    );
+  });
+});
+
 describe('describeMetrics', () => {
   it('is a markdown table naming every metric', () => {
     const table = describeMetrics();
@@ -118,6 +223,13 @@ describe('describeMetrics', () => {
       'mooring_workqueue_depth',
       'mooring_condition',
       'mooring_api_request_duration_seconds',
+      'gotk_reconcile_duration_seconds',
+      'gotk_reconcile_condition',
+      'gotk_suspend_status',
+      'gotk_resource_info',
+      'mooring_reconcile_last_result',
+      'mooring_push_to_applied_seconds',
+      'mooring_render_cache_requests_total',
     ]) {
       assert.ok(table.includes(`\`${name}\``), name);
     }
