@@ -14,6 +14,7 @@ export * from './image-update-automation.ts';
 export * from './kind-registry.ts';
 export * from './kinds.ts';
 export * from './kustomization.ts';
+export * from './kustomization-set.ts';
 export * from './kustomize-overrides.ts';
 export * from './notification-reference.ts';
 export * from './object.ts';

@@ -85,6 +85,13 @@ export const KIND_REGISTRY = [
     roles: { notifiable: true },
   },
   {
+    kind: 'KustomizationSet',
+    group: KUSTOMIZE_GROUP,
+    plural: 'kustomizationsets',
+    operator: 'kustomize',
+    roles: { notifiable: true },
+  },
+  {
     kind: 'HelmRelease',
     group: HELM_GROUP,
     version: HELM_VERSION,

@@ -13,6 +13,7 @@ import {
 } from './image-update-automation.ts';
 import { KIND_REGISTRY, type KindName, type KindRegistration, kindVersion } from './kind-registry.ts';
 import { Kustomization, KustomizationSpec, KustomizationStatus } from './kustomization.ts';
+import { KustomizationSet, KustomizationSetSpec, KustomizationSetStatus } from './kustomization-set.ts';
 import { OCIRepository, OCIRepositorySpec, OCIRepositoryStatus } from './oci-repository.ts';
 import { Provider, ProviderSpec, ProviderStatus } from './provider.ts';
 import { Receiver, ReceiverSpec, ReceiverStatus } from './receiver.ts';
@@ -145,6 +146,18 @@ const DETAILS: Record<KindName, KindDetails> = {
     spec: KustomizationSpec,
     status: KustomizationStatus,
     object: Kustomization,
+  },
+  KustomizationSet: {
+    singular: 'kustomizationset',
+    shortNames: ['kss'],
+    printerColumns: columns(
+      { name: 'Members', type: 'integer', jsonPath: '.status.counts.total' },
+      { name: 'Current', type: 'integer', jsonPath: '.status.counts.current' },
+      { name: 'Rollout', type: 'string', jsonPath: '.status.rollout.phase' },
+    ),
+    spec: KustomizationSetSpec,
+    status: KustomizationSetStatus,
+    object: KustomizationSet,
   },
   HelmRelease: {
     singular: 'helmrelease',

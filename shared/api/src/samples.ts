@@ -15,6 +15,7 @@ import type { ImageRepository } from './image-repository.ts';
 import type { ImageUpdateAutomation } from './image-update-automation.ts';
 import type { KindName } from './kinds.ts';
 import type { Kustomization } from './kustomization.ts';
+import type { KustomizationSet } from './kustomization-set.ts';
 import type { OCIRepository } from './oci-repository.ts';
 import type { Provider } from './provider.ts';
 import type { Receiver } from './receiver.ts';
@@ -55,6 +56,26 @@ const kustomization: Kustomization = {
   kind: 'Kustomization',
   metadata: { name: 'sample' },
   spec: { sourceRef: { kind: 'GitRepository', name: 'sample' }, interval: '10m', prune: true },
+};
+
+const kustomizationSet: KustomizationSet = {
+  apiVersion: KUSTOMIZE_API_VERSION,
+  kind: 'KustomizationSet',
+  metadata: { name: 'sample' },
+  spec: {
+    interval: '10m',
+    generators: [{ clusters: { selector: { matchLabels: { fleet: 'edge' } } } }],
+    template: {
+      metadata: { name: 'agent-{{ .cluster.name }}' },
+      spec: {
+        sourceRef: { kind: 'GitRepository', name: 'sample' },
+        interval: '10m',
+        prune: true,
+        kubeConfig: { secretRef: { name: '{{ .cluster.secretName }}' } },
+      },
+    },
+    strategy: { rollingUpdate: { steps: [{ selector: { matchLabels: { env: 'staging' } } }] } },
+  },
 };
 
 const provider: Provider = {
@@ -127,6 +148,7 @@ export type SampleObject =
   | HelmRepository
   | HelmChart
   | Kustomization
+  | KustomizationSet
   | HelmRelease
   | Provider
   | Alert
@@ -141,6 +163,7 @@ const SAMPLES: Record<KindName, SampleObject> = {
   HelmRepository: helmRepository,
   HelmChart: helmChart,
   Kustomization: kustomization,
+  KustomizationSet: kustomizationSet,
   HelmRelease: helmRelease,
   Provider: provider,
   Alert: alert,

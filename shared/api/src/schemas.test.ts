@@ -104,6 +104,16 @@ const invalid: Record<KindName, [string, Mutation, string][]> = {
       '/spec/postBuild/substitute',
     ],
   ],
+  KustomizationSet: [
+    ['no generators', (s) => (s.generators = []), '/spec/generators'],
+    ['missing template', (s) => delete s.template, '/spec/template'],
+    ['unknown deletionPolicy', (s) => (s.deletionPolicy = 'Prune'), '/spec/deletionPolicy'],
+    [
+      'maxUnavailable not a count or percent',
+      (s) => (s.strategy = { rollingUpdate: { steps: [{ maxUnavailable: 'half' }] } }),
+      '/spec/strategy/rollingUpdate/steps/0/maxUnavailable',
+    ],
+  ],
   Provider: [
     ['missing type', (s) => delete s.type, '/spec/type'],
     ['unknown type', (s) => (s.type = 'email'), '/spec/type'],

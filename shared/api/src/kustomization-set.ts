@@ -1,0 +1,194 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { DURATION_MAX_LENGTH, DURATION_PATTERN, Interval, LabelSelector, ReconcileStatus } from './common.ts';
+import { KUSTOMIZE_API_VERSION } from './groups.ts';
+import { KubeObject } from './object.ts';
+import { DateTime, FreeObject, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
+
+// A fleet of Kustomizations from one template: generators make parameter sets ("elements"), the
+// template renders one Kustomization per element, and a rolling update moves a change across them
+// in steps. Matrix and merge nest one level only (as ApplicationSet's do): a CRD schema cannot recurse.
+
+/** Label every cluster Secret carries; its value is the cluster's name unless empty. */
+export const CLUSTER_SECRET_LABEL = 'mooring.dev/cluster';
+/** Labels on each generated Kustomization naming the set that owns it. */
+export const KUSTOMIZATION_SET_NAME_LABEL = 'kustomize.mooring.dev/set-name';
+/** sha256 (first 16 hex) of the rendered spec: which revision of the template the object holds. */
+export const KUSTOMIZATION_SET_REVISION_ANNOTATION = 'kustomize.mooring.dev/set-revision';
+/** Finalizer a set puts on the cluster Secrets it uses, so a removed cluster can still be pruned. */
+export const KUSTOMIZATION_SET_FINALIZER = 'kustomize.mooring.dev/kustomizationset';
+
+export const SET_DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+
+export const ListGenerator = Type.Object({
+  elements: Type.Array(FreeObject({ description: 'One element: its keys are the parameters.' }), {
+    description: 'Inline elements.',
+  }),
+});
+
+export const ClustersGenerator = Type.Object({
+  selector: Type.Optional(
+    withDescription(
+      LabelSelector,
+      'Cluster Secrets to use, all of those labelled mooring.dev/cluster by default.',
+    ),
+  ),
+  values: Type.Optional(
+    StringMap({ description: 'Extra parameters under .values, the same for every cluster.' }),
+  ),
+});
+
+const leafGenerators = {
+  list: Type.Optional(withDescription(ListGenerator, 'Inline elements.')),
+  clusters: Type.Optional(
+    withDescription(
+      ClustersGenerator,
+      'One element per cluster Secret (a kubeconfig Secret labelled mooring.dev/cluster) in this namespace: .cluster.name, .cluster.secretName, .cluster.labels.*, .cluster.annotations.*.',
+    ),
+  ),
+};
+
+export const LeafGenerator = Type.Object(leafGenerators);
+export type LeafGenerator = Static<typeof LeafGenerator>;
+
+export const Generator = Type.Object({
+  ...leafGenerators,
+  matrix: Type.Optional(
+    Type.Object(
+      { generators: Type.Array(LeafGenerator, { minItems: 2, maxItems: 2 }) },
+      { description: "Every pair of the two generators' elements, their parameters merged." },
+    ),
+  ),
+  merge: Type.Optional(
+    Type.Object(
+      {
+        mergeKeys: Type.Array(Type.String(), {
+          minItems: 1,
+          description: 'Dotted parameter paths that match elements.',
+        }),
+        generators: Type.Array(LeafGenerator, { minItems: 1 }),
+      },
+      {
+        description:
+          "The first generator's elements, each overlaid by the later generators' elements with the same merge keys.",
+      },
+    ),
+  ),
+});
+export type Generator = Static<typeof Generator>;
+
+export const KustomizationTemplate = Type.Object({
+  metadata: Type.Object({
+    name: Type.String({
+      description: 'Name of each Kustomization; must use a parameter to be unique.',
+      minLength: 1,
+    }),
+    labels: Type.Optional(StringMap({ description: 'Labels of each Kustomization (templated).' })),
+    annotations: Type.Optional(StringMap({ description: 'Annotations of each Kustomization (templated).' })),
+  }),
+  spec: FreeObject({
+    description: "A Kustomization's spec; every string may hold {{ .param.path }} expressions.",
+  }),
+});
+export type KustomizationTemplate = Static<typeof KustomizationTemplate>;
+
+export const RolloutStep = Type.Object({
+  selector: Type.Optional(
+    withDescription(LabelSelector, "Elements in this step, by their labels (a cluster's Secret labels)."),
+  ),
+  maxUnavailable: Type.Optional(
+    Type.String({
+      description:
+        "How many of this step's Kustomizations may be updating at once: a count or a percent; all by default.",
+      pattern: '^[0-9]+%?$',
+    }),
+  ),
+  // A pattern, not Interval's CEL bounds: a CEL rule per array item exceeds the CRD's cost budget.
+  soakTime: Type.Optional(
+    Type.String({
+      description: 'How long the step must stay Ready before the next begins (Go duration); 0s by default.',
+      pattern: DURATION_PATTERN,
+      maxLength: DURATION_MAX_LENGTH,
+    }),
+  ),
+});
+export type RolloutStep = Static<typeof RolloutStep>;
+
+export const KustomizationSetSpec = Type.Object({
+  generators: Type.Array(Generator, {
+    minItems: 1,
+    description: 'Parameter generators; their elements are concatenated.',
+  }),
+  template: withDescription(KustomizationTemplate, 'The Kustomization made for each element.'),
+  strategy: Type.Optional(
+    Type.Object({
+      rollingUpdate: Type.Optional(
+        Type.Object({
+          steps: Type.Array(RolloutStep, {
+            maxItems: 32,
+            description: 'Waves in order; an element matching no step is in a last, implicit one.',
+          }),
+          paused: Type.Optional(
+            Type.Boolean({ description: 'Update no existing Kustomization until unset.' }),
+          ),
+        }),
+      ),
+    }),
+  ),
+  deletionPolicy: Type.Optional(
+    StringEnum(SET_DELETION_POLICIES, {
+      description:
+        "What happens to a Kustomization whose element disappeared: 'Delete' (default; its own deletionPolicy then decides its objects) or 'Orphan'.",
+    }),
+  ),
+  interval: Interval('How often to generate again (cluster Secrets are read then).'),
+  suspend: Type.Optional(Type.Boolean({ description: 'Stop reconciling this set.' })),
+});
+export type KustomizationSetSpec = Static<typeof KustomizationSetSpec>;
+
+export const FleetMember = Type.Object({
+  name: Type.String({ description: "The element's name: the cluster's, else the Kustomization's." }),
+  kustomization: Type.String({ description: 'The generated Kustomization.' }),
+  revision: Type.Optional(Type.String({ description: 'Template revision its spec holds.' })),
+  appliedRevision: Type.Optional(Type.String({ description: 'Source revision it last applied.' })),
+  ready: StringEnum(['True', 'False', 'Unknown'], { description: 'Its Ready status.' }),
+  state: StringEnum(['Current', 'Updating', 'Outdated', 'Failed', 'Unreachable', 'Orphaned'], {
+    description: 'Where it stands in the rollout.',
+  }),
+  message: Type.Optional(Type.String({ description: 'Last error or Ready message.' })),
+  readySince: Type.Optional(DateTime({ description: 'When it was first seen Ready at this revision.' })),
+  lastTransitionTime: Type.Optional(DateTime()),
+});
+export type FleetMember = Static<typeof FleetMember>;
+
+export const KustomizationSetStatus = ReconcileStatus(
+  {
+    revision: Type.Optional(Type.String({ description: 'Template revision being rolled out.' })),
+    rollout: Type.Optional(
+      Type.Object({
+        step: Int64({ description: 'Step in progress, from 1; 0 when done.' }),
+        phase: StringEnum(['Progressing', 'Paused', 'Failed', 'Complete'], { description: 'Rollout phase.' }),
+        message: Type.Optional(Type.String()),
+      }),
+    ),
+    members: Type.Optional(Type.Array(FleetMember, { description: 'One entry per element.' })),
+    counts: Type.Optional(
+      Type.Object({
+        total: Int64(),
+        ready: Int64(),
+        current: Int64(),
+        failed: Int64(),
+        unreachable: Int64(),
+      }),
+    ),
+  },
+  'Observed state of the fleet.',
+);
+export type KustomizationSetStatus = Static<typeof KustomizationSetStatus>;
+
+export const KustomizationSet = KubeObject(
+  KUSTOMIZE_API_VERSION,
+  'KustomizationSet',
+  KustomizationSetSpec,
+  KustomizationSetStatus,
+);
+export type KustomizationSet = Static<typeof KustomizationSet>;
