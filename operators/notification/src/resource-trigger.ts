@@ -1,4 +1,8 @@
-import { RECONCILE_REQUESTED_AT_ANNOTATION, type Receiver } from '@mooring/api';
+import {
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  type Receiver,
+  WEBHOOK_ACCEPTED_AT_ANNOTATION,
+} from '@mooring/api';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { KIND_API_VERSIONS } from './kind-versions.ts';
 
@@ -18,7 +22,7 @@ export class TriggerError extends Error {
 }
 
 /**
- * Sets `reconcile.mooring.dev/requestedAt` on every resource the Receiver selects: named ones,
+ * Sets `reconcile.mooring.dev/requestedAt` and `notification.mooring.dev/webhookAcceptedAt` on every resource the Receiver selects: named ones,
  * and with `*` every one matching the labels. With `noCrossNamespaceRefs` other namespaces are refused.
  */
 export async function triggerResources(
@@ -28,7 +32,12 @@ export async function triggerResources(
 ): Promise<Triggered[]> {
   const ns = receiver.metadata.namespace ?? '';
   const value = (options.now?.() ?? new Date()).toISOString();
-  const patch = { metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: value } } };
+  // The second annotation marks the request as a push, for the push-to-applied metric.
+  const patch = {
+    metadata: {
+      annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: value, [WEBHOOK_ACCEPTED_AT_ANNOTATION]: value },
+    },
+  };
   const done: Triggered[] = [];
   for (const r of receiver.spec.resources) {
     const namespace = r.namespace ?? ns;

@@ -24,3 +24,4 @@ export * from './receiver.ts';
 export * from './samples.ts';
 export * from './schema-kit.ts';
 export * from './structural.ts';
+export * from './webhook-annotations.ts';

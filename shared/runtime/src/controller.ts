@@ -57,6 +57,8 @@ export interface ControllerMetrics {
   ): void;
   /** The suspend gauge and the info series of an object. */
   setResourceInfo?(kind: string, namespace: string, name: string, info: ResourceInfo): void;
+  observePushToApplied?(namespace: string, name: string, seconds: number): void;
+  observeRenderCache?(hit: boolean): void;
   setQueueDepth(kind: string, depth: number): void;
   setConditions(kind: string, namespace: string, name: string, conditions: Condition[]): void;
   deleteObject(kind: string, namespace: string, name: string): void;
@@ -81,6 +83,8 @@ export interface ReconcileContext {
   /** Aborts when the operator shuts down and its grace period is over. */
   signal: AbortSignal;
   now(): Date;
+  /** Metrics only a reconciler can know: the kustomize operator's render cache and push-to-applied latency. */
+  metrics?: Pick<ControllerMetrics, 'observePushToApplied' | 'observeRenderCache'>;
   /**
    * Writes the status built so far now, with Reconciling True (reason Progressing) and `message`,
    * instead of only when the reconcile ends: for an intent that must survive a crash (what is about
@@ -342,6 +346,7 @@ export class Controller<T extends MooringObject> {
       log,
       signal: this.#hardStop.signal,
       now,
+      metrics: this.#o.metrics,
       saveProgress: async (message) => {
         status.conditions = markReconciling(
           status.conditions,

@@ -22,15 +22,18 @@ export class RenderCache {
 
   /**
    * `helm` (limits, the target's capabilities) is not part of the key: a render is reused until its
-   * inputs change, as a cluster's version and APIs rarely do between revisions.
+   * inputs change, as a cluster's version and APIs rarely do between revisions. `onLookup` hears
+   * whether the render was found (`mooring_render_cache_requests_total`).
    */
   get(
     inputs: RenderInputs,
     signal: AbortSignal,
     helm: HelmRenderSettings = { limits: defaultHelmRenderLimits },
+    onLookup?: (hit: boolean) => void,
   ): Promise<Rendered> {
     const key = renderKey(inputs);
     const cached = this.#entries.get(key);
+    onLookup?.(cached !== undefined);
     if (cached) {
       // Refresh its place so hot entries stay.
       this.#entries.delete(key);

@@ -70,10 +70,18 @@ const spec = async (): Promise<RenderSpec> => ({
 test('the artifact source and the folder source render the same objects through the same steps', async (t) => {
   const dir = await tree(t);
   const inputs = await spec();
-  const fromArtifact = await new RenderCache(4, new ArtifactCache()).get(
-    { ...inputs, artifact: await serve(t, dir) },
-    AbortSignal.timeout(60_000),
+  const cache = new RenderCache(4, new ArtifactCache());
+  const lookups: boolean[] = [];
+  const artifactInputs = { ...inputs, artifact: await serve(t, dir) };
+  const fromArtifact = await cache.get(artifactInputs, AbortSignal.timeout(60_000), undefined, (hit) =>
+    lookups.push(hit),
   );
+  // The same inputs again are a hit (mooring_render_cache_requests_total), with the same objects.
+  const again = await cache.get(artifactInputs, AbortSignal.timeout(60_000), undefined, (hit) =>
+    lookups.push(hit),
+  );
+  assert.deepEqual(lookups, [false, true]);
+  assert.deepEqual(again.manifests, fromArtifact.manifests);
   const fromFolder = await runRender(
     renderSteps(folderSource(dir)),
     { ...inputs, path: 'deploy' },

@@ -7,6 +7,7 @@ import { prune } from './prune.ts';
 import { recordSuccess } from './record-success.ts';
 import { refuseEmptyRender, render } from './render.ts';
 import { resolveSource } from './resolve-source.ts';
+import { timePush } from './time-push.ts';
 import { validateSpec } from './validate-spec.ts';
 
 /** A Kustomization's reconcile, in Flux's order; docs/architecture.md lists the same steps. */
@@ -19,5 +20,6 @@ export const KUSTOMIZATION_STEPS: readonly Step<KustomizationRun>[] = [
   step('apply', apply),
   step('prune', prune),
   step('check health', checkHealth),
+  step('time push to applied', timePush),
   step('record success', recordSuccess),
 ];

@@ -16,11 +16,16 @@ export async function render(run: KustomizationRun): Promise<undefined> {
   // .Capabilities and lookup from the cluster the objects go to, as the identity the apply writes
   // as; read only if a chart renders.
   const target = run.target ?? deps.client;
-  run.rendered = await deps.renderCache.get(inputs, run.signal, {
-    limits: deps.helm?.limits ?? defaultHelmRenderLimits,
-    ...(deps.helm ? { capabilities: deps.helm.capabilities.for(target) } : {}),
-    lookup: clusterLookup(target, impersonationFor(obj, deps.defaultServiceAccount)),
-  });
+  run.rendered = await deps.renderCache.get(
+    inputs,
+    run.signal,
+    {
+      limits: deps.helm?.limits ?? defaultHelmRenderLimits,
+      ...(deps.helm ? { capabilities: deps.helm.capabilities.for(target) } : {}),
+      lookup: clusterLookup(target, impersonationFor(obj, deps.defaultServiceAccount)),
+    },
+    (hit) => run.ctx.metrics?.observeRenderCache?.(hit),
+  );
   return undefined;
 }
 
