@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Kustomization } from '@mooring/api';
-import { checkDependencies, findDependencyCycle } from './dependencies.ts';
+import { checkDependencies, dependentsOf, findDependencyCycle } from './dependencies.ts';
 
 function ks(
   name: string,
@@ -110,4 +110,31 @@ test('cycles through self are found at any length; a diamond is not a cycle', ()
   add(ks('right', { dependsOn: [{ name: 'base' }] }));
   add(ks('base'));
   assert.equal(findDependencyCycle(graph.get('apps/top')!, lookup), undefined);
+});
+
+test('dependsOn across kinds: keys keep the kinds apart, and a Kustomization may wait on a HelmRelease', () => {
+  const hr = {
+    kind: 'HelmRelease',
+    metadata: { name: 'infra', namespace: 'apps', generation: 1 },
+    spec: {},
+    status: { observedGeneration: 1, conditions: [{ type: 'Ready', status: 'True', message: 'ok' }] },
+  };
+  const self = ks('app', { dependsOn: [{ name: 'infra', kind: 'HelmRelease' } as { name: string }] });
+  // A Kustomization of the same name is not the dependency.
+  assert.equal(
+    checkDependencies(self, new Map([['apps/infra', ks('infra', { ready: 'True', applied: REV })]]), REV)
+      .ready,
+    false,
+  );
+  assert.equal(checkDependencies(self, new Map([['HelmRelease/apps/infra', hr]]), REV).ready, true);
+  assert.deepEqual(
+    dependentsOf('HelmRelease', hr, [self, ks('other', { dependsOn: [{ name: 'infra' }] })], 'Kustomization'),
+    ['apps/app'],
+  );
+  // A HelmRelease back on the Kustomization closes a cycle across kinds.
+  const back = { ...hr, spec: { dependsOn: [{ name: 'app', kind: 'Kustomization' as const }] } };
+  assert.deepEqual(
+    findDependencyCycle(self, (key) => (key === 'HelmRelease/apps/infra' ? back : undefined)),
+    ['apps/app', 'HelmRelease/apps/infra', 'apps/app'],
+  );
 });

@@ -1,16 +1,44 @@
-import type { Kustomization } from '@mooring/api';
+import type { DependencyReference } from '@mooring/api';
 import { CelError, compileExpression } from './cel.ts';
-import { sourceKey } from './source-ref.ts';
+import { type SourceReader, sourceKey } from './source-ref.ts';
 
 export type DependencyVerdict =
   | { ready: true }
   | { ready: false; reason: 'DependencyNotReady' | 'InvalidCELExpression'; message: string };
 
-const keyOf = (o: Kustomization) => `${o.metadata.namespace}/${o.metadata.name}`;
+/** What dependsOn reads of an object: a Kustomization or a HelmRelease, on either side. */
+export interface DependencyNode {
+  kind?: string;
+  metadata: { name?: string; namespace?: string; generation?: number };
+  spec: { dependsOn?: DependencyReference[]; sourceRef?: SourceReader['spec']['sourceRef'] };
+  status?: {
+    observedGeneration?: number;
+    lastAppliedRevision?: string;
+    conditions?: { type: string; status: string; message?: string }[];
+  };
+}
+
+const kindOf = (o: DependencyNode) => o.kind ?? 'Kustomization';
+
+/**
+ * The key of a node in the dependency graph: `namespace/name` for a Kustomization (as the messages
+ * always said), `HelmRelease/namespace/name` for a HelmRelease, so the two kinds never collide.
+ */
+export function nodeKey(kind: string, namespace: string | undefined, name: string | undefined): string {
+  const id = `${namespace}/${name}`;
+  return kind === 'Kustomization' ? id : `${kind}/${id}`;
+}
+
+/** The key of a dependsOn entry of `from`: its kind is `from`'s unless it names one. */
+export function dependencyKey(ref: DependencyReference, from: DependencyNode): string {
+  return nodeKey(ref.kind ?? kindOf(from), ref.namespace ?? from.metadata.namespace, ref.name);
+}
+
+export const keyOfNode = (o: DependencyNode) => nodeKey(kindOf(o), o.metadata.namespace, o.metadata.name);
 
 function builtInCheck(
-  self: Kustomization,
-  dep: Kustomization,
+  self: DependencyNode,
+  dep: DependencyNode,
   sourceRevision: string | undefined,
 ): string | undefined {
   if (dep.status?.observedGeneration !== dep.metadata.generation)
@@ -18,8 +46,9 @@ function builtInCheck(
   const ready = dep.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True')
     return ready ? `Ready is ${ready.status}: ${ready.message}` : 'it has not reported Ready yet';
-  const a = sourceKey(self);
-  const b = sourceKey(dep);
+  if (!self.spec.sourceRef || !dep.spec.sourceRef) return undefined;
+  const a = sourceKey(self as SourceReader);
+  const b = sourceKey(dep as SourceReader);
   // On the same source, the dependency must have applied the revision this one is about to apply.
   if (sourceRevision && a.kind === b.kind && a.namespace === b.namespace && a.name === b.name) {
     if (dep.status?.lastAppliedRevision !== sourceRevision)
@@ -30,16 +59,17 @@ function builtInCheck(
 
 /**
  * Flux's dependency rule: each dependency exists, has reconciled its latest generation, is Ready,
- * and on the same source has applied the same revision; a `readyExpr` (CEL over `dep` and `self`)
- * replaces that check for its dependency.
+ * and (two Kustomizations) on the same source has applied the same revision; a `readyExpr` (CEL
+ * over `dep` and `self`) replaces that check for its dependency. A dependency may be of the other
+ * kind (a Kustomization on a HelmRelease and back), keyed by `dependencyKey`.
  */
 export function checkDependencies(
-  self: Kustomization,
-  dependencies: Map<string, Kustomization | undefined>,
+  self: DependencyNode,
+  dependencies: Map<string, DependencyNode | undefined>,
   sourceRevision: string | undefined,
 ): DependencyVerdict {
   for (const ref of self.spec.dependsOn ?? []) {
-    const key = `${ref.namespace ?? self.metadata.namespace}/${ref.name}`;
+    const key = dependencyKey(ref, self);
     const dep = dependencies.get(key);
     if (!dep) return { ready: false, reason: 'DependencyNotReady', message: `dependency '${key}' not found` };
     if (ref.readyExpr) {
@@ -73,19 +103,19 @@ export function checkDependencies(
 
 /** A dependsOn chain that comes back to `self` (`a → b → a`), or undefined; other cycles are theirs to report. */
 export function findDependencyCycle(
-  self: Kustomization,
-  lookup: (key: string) => Kustomization | undefined,
+  self: DependencyNode,
+  lookup: (key: string) => DependencyNode | undefined,
 ): string[] | undefined {
-  const start = keyOf(self);
+  const start = keyOfNode(self);
   const path: string[] = [start];
   const visited = new Set<string>();
-  const visit = (obj: Kustomization): string[] | undefined => {
+  const visit = (obj: DependencyNode): string[] | undefined => {
     for (const ref of obj.spec.dependsOn ?? []) {
-      const key = `${ref.namespace ?? obj.metadata.namespace}/${ref.name}`;
+      const key = dependencyKey(ref, obj);
       if (key === start) return [...path, key];
       if (visited.has(key)) continue;
       visited.add(key);
-      const next = key === start ? self : lookup(key);
+      const next = lookup(key);
       if (!next) continue;
       path.push(key);
       const found = visit(next);
@@ -95,4 +125,22 @@ export function findDependencyCycle(
     return undefined;
   };
   return visit(self);
+}
+
+/**
+ * The keys of `objects` (of kind `selfKind`) that depend on `changed` (of kind `changedKind`), for
+ * the watch that requeues a dependent when its dependency's readiness changes.
+ */
+export function dependentsOf(
+  changedKind: string,
+  changed: { metadata: { namespace?: string; name?: string } },
+  objects: readonly DependencyNode[],
+  selfKind: string,
+): string[] {
+  const key = nodeKey(changedKind, changed.metadata.namespace, changed.metadata.name);
+  return objects
+    .filter((o) =>
+      (o.spec.dependsOn ?? []).some((d) => dependencyKey(d, { ...o, kind: o.kind ?? selfKind }) === key),
+    )
+    .map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
 }

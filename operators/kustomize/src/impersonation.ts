@@ -1,6 +1,12 @@
 import type { Kustomization } from '@mooring/api';
 import type { Impersonation } from '@mooring/runtime';
 
+/** What impersonation reads of an object: a Kustomization or a HelmRelease. */
+export interface ImpersonatingObject {
+  metadata: Kustomization['metadata'];
+  spec: Pick<Kustomization['spec'], 'serviceAccountName' | 'kubeConfig'>;
+}
+
 /**
  * Who writes on the object's behalf: its service account, else the operator's default, else the
  * operator. The default is for this cluster only, where it bounds the operator's own rights; on a
@@ -10,7 +16,7 @@ import type { Impersonation } from '@mooring/runtime';
  * on serviceaccounts only, never on groups (which would let it act as system:masters).
  */
 export function impersonationFor(
-  obj: Kustomization,
+  obj: ImpersonatingObject,
   fallback: string | undefined,
 ): Impersonation | undefined {
   const sa = obj.spec.serviceAccountName ?? (obj.spec.kubeConfig ? undefined : fallback);

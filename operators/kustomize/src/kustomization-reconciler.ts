@@ -1,5 +1,7 @@
 import {
+  DEPENDENCY_KINDS,
   FINALIZER,
+  HELM_API_VERSION,
   KUSTOMIZE_API_VERSION,
   type Kustomization,
   kindApiVersion,
@@ -16,6 +18,7 @@ import {
   runSteps,
   timeoutSignal,
 } from '@mooring/runtime';
+import { type DependencyNode, dependentsOf } from './dependencies.ts';
 import { impersonationFor } from './impersonation.ts';
 import { fromEntry, refToString } from './inventory.ts';
 import type { KustomizationDeps, KustomizationMemory, KustomizationRun } from './kustomization-run.ts';
@@ -166,9 +169,10 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
             .map(keyOf);
         },
       })),
-      {
-        apiVersion: KUSTOMIZE_API_VERSION,
-        kind: 'Kustomization',
+      // A dependency of either kind turning Ready (or applying a new revision) requeues its dependents.
+      ...DEPENDENCY_KINDS.map((kind) => ({
+        apiVersion: kind === 'Kustomization' ? KUSTOMIZE_API_VERSION : HELM_API_VERSION,
+        kind,
         enqueue(
           changed: KubeObject,
           old: KubeObject | undefined,
@@ -180,16 +184,9 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
             return `${ready?.status}/${st?.lastAppliedRevision}`;
           };
           if (old && summary(old) === summary(changed)) return [];
-          const key = keyOf(changed);
-          return objects
-            .filter((k) =>
-              (k.spec.dependsOn ?? []).some(
-                (d) => `${d.namespace ?? k.metadata.namespace}/${d.name}` === key,
-              ),
-            )
-            .map(keyOf);
+          return dependentsOf(kind, changed, objects as readonly DependencyNode[], 'Kustomization');
         },
-      },
+      })),
     ],
   };
 }

@@ -1,6 +1,9 @@
 import { type FlagTable, flagChecks, type OperatorDefinition, parseDuration } from '@mooring/runtime';
 import { CapabilitiesCache } from './cluster-capabilities.ts';
+import { helmReleaseReconciler } from './helm-release/helm-release-reconciler.ts';
+import { runHooks } from './helm-release/hooks.ts';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
+import { kustomizationSetReconciler } from './kustomization-set-reconciler.ts';
 import { ArtifactCache, RenderCache } from './render.ts';
 
 /** Flags only the kustomize operator has, parsed and checked with the shared ones. */
@@ -31,7 +34,7 @@ function extraFlag(extra: Record<string, unknown>, name: keyof typeof KUSTOMIZE_
   return typeof raw === 'string' ? raw : KUSTOMIZE_FLAGS[name].default;
 }
 
-/** The kustomize operator: Kustomizations rendered from source artifacts and applied to the cluster. */
+/** The kustomize operator: Kustomizations and HelmReleases rendered from source artifacts and applied to the cluster. */
 export function kustomizeOperator(): OperatorDefinition {
   // Extracted artifacts live on disk while cached; they are removed when the operator stops.
   const artifacts = new ArtifactCache();
@@ -52,6 +55,10 @@ export function kustomizeOperator(): OperatorDefinition {
         memoryBytes: Number(extraFlag(extra, 'helm-render-memory')) * 1024 * 1024,
       };
       return [
+        kustomizationSetReconciler({
+          client: ctx.client,
+          defaultServiceAccount: ctx.options.defaultServiceAccount,
+        }) as never,
         kustomizationReconciler({
           client: ctx.client,
           renderCache: renders,
@@ -60,6 +67,16 @@ export function kustomizeOperator(): OperatorDefinition {
           requeueDependencyMs: ctx.options.requeueDependencyMs,
           concurrentApplies,
           helm: { limits: helmLimits, capabilities },
+        }) as never,
+        helmReleaseReconciler({
+          client: ctx.client,
+          artifacts,
+          noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs,
+          defaultServiceAccount: ctx.options.defaultServiceAccount,
+          requeueDependencyMs: ctx.options.requeueDependencyMs,
+          concurrentApplies,
+          helm: { limits: helmLimits, capabilities },
+          runHooks,
         }) as never,
       ];
     },

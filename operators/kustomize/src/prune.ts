@@ -9,17 +9,27 @@ export interface PruneResult {
   failed: { ref: ObjectRef; message: string }[];
 }
 
+/** Which owner labels mark an object as the owner's, and how its dependents go; a Kustomization's by default. */
+export interface PruneOptions {
+  labels?: { name: string; namespace: string };
+  propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+}
+
+const KUSTOMIZATION_OWNER = { name: KUSTOMIZE_NAME_LABEL, namespace: KUSTOMIZE_NAMESPACE_LABEL };
+
 /**
- * Deletes objects that left the source. Only objects that still carry this Kustomization's owner
- * labels are touched (someone may have adopted one since), and never those marked
- * `prune: disabled`, `reconcile: disabled` or `ssa: Ignore`.
+ * Deletes objects that left the source. Only objects that still carry this owner's labels
+ * (a Kustomization's, or a HelmRelease's with `opts.labels`) are touched (someone may have adopted
+ * one since), and never those marked `prune: disabled`, `reconcile: disabled` or `ssa: Ignore`.
  */
 export async function pruneObjects(
   client: KubeClient,
   refs: ObjectRef[],
   owner: { name: string; namespace: string },
   impersonate: Impersonation | undefined,
+  opts: PruneOptions = {},
 ): Promise<PruneResult> {
+  const ownerLabels = opts.labels ?? KUSTOMIZATION_OWNER;
   const result: PruneResult = { deleted: [], failed: [] };
   for (const ref of refs) {
     const key = {
@@ -37,15 +47,12 @@ export async function pruneObjects(
         throw err;
       }
       const labels = live.metadata.labels ?? {};
-      if (
-        labels[KUSTOMIZE_NAME_LABEL] !== owner.name ||
-        labels[KUSTOMIZE_NAMESPACE_LABEL] !== owner.namespace
-      )
+      if (labels[ownerLabels.name] !== owner.name || labels[ownerLabels.namespace] !== owner.namespace)
         continue;
       const policy = objectPolicy(live);
       if (!policy.prune || !policy.reconcile) continue;
       if (live.metadata.deletionTimestamp) continue;
-      await client.delete(key, { propagationPolicy: 'Background', impersonate });
+      await client.delete(key, { propagationPolicy: opts.propagationPolicy ?? 'Background', impersonate });
       result.deleted.push(ref);
     } catch (err) {
       result.failed.push({ ref, message: `${refToString(ref)}: ${(err as Error).message}` });

@@ -17,7 +17,10 @@ export class RemoteClusters {
   readonly #clients = new Map<string, { fingerprint: string; client: KubeClient }>();
 
   /** The client for the cluster the Kustomization applies to, or undefined for this one. */
-  async clientFor(local: KubeClient, obj: Kustomization): Promise<KubeClient | undefined> {
+  async clientFor(
+    local: KubeClient,
+    obj: { metadata: Kustomization['metadata']; spec: Pick<Kustomization['spec'], 'kubeConfig'> },
+  ): Promise<KubeClient | undefined> {
     const ref = obj.spec.kubeConfig;
     const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
     if (!ref) {

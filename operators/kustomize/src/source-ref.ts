@@ -15,8 +15,14 @@ export interface ResolvedSource {
   artifact: Artifact;
 }
 
+/** What reads a source: a Kustomization, or the chart reference of a HelmRelease. */
+export interface SourceReader {
+  metadata: Kustomization['metadata'];
+  spec: Pick<Kustomization['spec'], 'sourceRef'>;
+}
+
 /** The `sourceRef` as a full key, in the Kustomization's namespace unless it names another. */
-export function sourceKey(obj: Kustomization): { kind: string; namespace: string; name: string } {
+export function sourceKey(obj: SourceReader): { kind: string; namespace: string; name: string } {
   const ref = obj.spec.sourceRef;
   return { kind: ref.kind, namespace: ref.namespace ?? obj.metadata.namespace ?? 'default', name: ref.name };
 }
@@ -28,7 +34,7 @@ export function sourceKey(obj: Kustomization): { kind: string; namespace: string
  */
 export async function resolveSource(
   client: KubeClient,
-  obj: Kustomization,
+  obj: SourceReader,
   opts: { noCrossNamespaceRefs: boolean; requeueDependencyMs: number },
 ): Promise<ResolvedSource> {
   const key = sourceKey(obj);

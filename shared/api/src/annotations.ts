@@ -13,6 +13,10 @@ export const FIELD_MANAGER = 'mooring';
 export const KUSTOMIZE_NAME_LABEL = 'kustomize.mooring.dev/name';
 export const KUSTOMIZE_NAMESPACE_LABEL = 'kustomize.mooring.dev/namespace';
 
+/** Owner labels set on every object a HelmRelease applies (Flux's helm.toolkit.fluxcd.io/name and /namespace). */
+export const HELM_NAME_LABEL = 'helm.mooring.dev/name';
+export const HELM_NAMESPACE_LABEL = 'helm.mooring.dev/namespace';
+
 /** `disabled` keeps an applied object out of garbage collection. */
 export const PRUNE_ANNOTATION = 'kustomize.mooring.dev/prune';
 export const PRUNE_DISABLED = 'disabled';

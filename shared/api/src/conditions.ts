@@ -13,6 +13,10 @@ export const ConditionType = {
   BuildFailed: 'BuildFailed',
   StorageOperationFailed: 'StorageOperationFailed',
   IncludeUnavailable: 'IncludeUnavailable',
+  // HelmRelease.
+  Released: 'Released',
+  Remediated: 'Remediated',
+  TestSuccess: 'TestSuccess',
 } as const;
 export type ConditionType = (typeof ConditionType)[keyof typeof ConditionType];
 
@@ -74,6 +78,18 @@ export const Reason = {
   HelmRenderFailed: 'HelmRenderFailed',
   DependencyCycle: 'DependencyCycle',
   KubeConfigNotFound: 'KubeConfigNotFound',
+  // HelmRelease (Flux helm-controller v2's reasons).
+  InitFailed: 'InitFailed',
+  InstallSucceeded: 'InstallSucceeded',
+  InstallFailed: 'InstallFailed',
+  UpgradeSucceeded: 'UpgradeSucceeded',
+  UpgradeFailed: 'UpgradeFailed',
+  RollbackSucceeded: 'RollbackSucceeded',
+  RollbackFailed: 'RollbackFailed',
+  UninstallSucceeded: 'UninstallSucceeded',
+  UninstallFailed: 'UninstallFailed',
+  RetriesExceeded: 'RetriesExceeded',
+  DriftDetected: 'DriftDetected',
   // Notification.
   TokenNotFound: 'TokenNotFound',
   ValidationFailed: 'ValidationFailed',

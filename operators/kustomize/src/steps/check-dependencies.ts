@@ -1,65 +1,92 @@
-import { KUSTOMIZE_API_VERSION, type Kustomization, Reason } from '@mooring/api';
-import { StalledError, WaitingError } from '@mooring/runtime';
+import { HELM_API_VERSION, KUSTOMIZE_API_VERSION, Reason } from '@mooring/api';
+import { type KubeClient, type KubeObject, StalledError, WaitingError } from '@mooring/runtime';
 import { CelError } from '../cel.ts';
-import { findDependencyCycle, checkDependencies as judge } from '../dependencies.ts';
+import {
+  type DependencyNode,
+  dependencyKey,
+  findDependencyCycle,
+  checkDependencies as judge,
+  keyOfNode,
+} from '../dependencies.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
 
-const keyOf = (o: Kustomization) => `${o.metadata.namespace}/${o.metadata.name}`;
+/** The API version of each kind a dependsOn entry may name. */
+const API_VERSIONS: Record<string, string> = {
+  Kustomization: KUSTOMIZE_API_VERSION,
+  HelmRelease: HELM_API_VERSION,
+};
 
 /**
- * `dependsOn`: the whole reachable graph is loaded first so the cycle check is synchronous; a
- * cycle or a bad readyExpr stalls, a dependency not ready yet waits at the dependency interval.
+ * `dependsOn` of a Kustomization or a HelmRelease, on objects of either kind: the whole reachable
+ * graph is loaded first so the cycle check is synchronous; a cycle or a bad readyExpr stalls, a
+ * dependency not ready yet waits at the dependency interval.
  */
-export async function checkDependencies(run: KustomizationRun): Promise<undefined> {
-  const { obj } = run;
+export async function awaitDependencies(
+  client: KubeClient,
+  obj: DependencyNode,
+  opts: { sourceRevision: string | undefined; requeueDependencyMs: number },
+): Promise<void> {
   const refs = obj.spec.dependsOn ?? [];
-  if (refs.length === 0) return undefined;
-  const revision = need(run.source, 'the source').artifact.revision;
-  const fetched = new Map<string, Kustomization | undefined>();
-  const lookup = async (key: string) => {
+  if (refs.length === 0) return;
+  const fetched = new Map<string, DependencyNode | undefined>();
+  const lookup = async (kind: string, namespace: string, name: string) => {
+    const key = dependencyKey({ kind: kind as 'Kustomization', namespace, name }, obj);
     if (!fetched.has(key)) {
-      const [namespace, name] = key.split('/') as [string, string];
-      fetched.set(
-        key,
-        await run.deps.client.getOrUndefined<Kustomization>({
-          apiVersion: KUSTOMIZE_API_VERSION,
-          kind: 'Kustomization',
-          namespace,
-          name,
-        }),
-      );
+      const found = await client.getOrUndefined<KubeObject & DependencyNode>({
+        apiVersion: API_VERSIONS[kind] ?? KUSTOMIZE_API_VERSION,
+        kind,
+        namespace,
+        name,
+      });
+      // The kind is set on what the API returns; keep it for keys of the next hop.
+      fetched.set(key, found ? { ...found, kind } : undefined);
     }
     return fetched.get(key);
   };
-  const queue = [obj];
-  const seen = new Set([keyOf(obj)]);
+  const queue: DependencyNode[] = [obj];
+  const seen = new Set([keyOfNode(obj)]);
   while (queue.length) {
     const cur = queue.shift()!;
     for (const d of cur.spec.dependsOn ?? []) {
-      const key = `${d.namespace ?? cur.metadata.namespace}/${d.name}`;
+      const key = dependencyKey(d, cur);
       if (seen.has(key)) continue;
       seen.add(key);
-      const dep = await lookup(key);
+      const dep = await lookup(
+        d.kind ?? cur.kind ?? 'Kustomization',
+        d.namespace ?? cur.metadata.namespace ?? 'default',
+        d.name,
+      );
       if (dep) queue.push(dep);
     }
   }
-  const cycle = findDependencyCycle(obj, (key) => (key === keyOf(obj) ? obj : fetched.get(key)));
+  const self = keyOfNode(obj);
+  const cycle = findDependencyCycle(obj, (key) => (key === self ? obj : fetched.get(key)));
   if (cycle) throw new StalledError('DependencyCycle', `dependency cycle: ${cycle.join(' → ')}`);
-  const direct = new Map<string, Kustomization | undefined>();
+  const direct = new Map<string, DependencyNode | undefined>();
   for (const d of refs) {
-    const key = `${d.namespace ?? obj.metadata.namespace}/${d.name}`;
+    const key = dependencyKey(d, obj);
     direct.set(key, fetched.get(key));
   }
   let verdict: ReturnType<typeof judge>;
   try {
-    verdict = judge(obj, direct, revision);
+    verdict = judge(obj, direct, opts.sourceRevision);
   } catch (err) {
     if (err instanceof CelError) throw new StalledError(Reason.InvalidCELExpression, err.message);
     throw err;
   }
   if (!verdict.ready) {
     if (verdict.reason === 'InvalidCELExpression') throw new StalledError(verdict.reason, verdict.message);
-    throw new WaitingError(Reason.DependencyNotReady, verdict.message, run.deps.requeueDependencyMs);
+    throw new WaitingError(Reason.DependencyNotReady, verdict.message, opts.requeueDependencyMs);
   }
+}
+
+/** A Kustomization's `dependsOn`: on the same source, a dependency must have applied this revision. */
+export async function checkDependencies(run: KustomizationRun): Promise<undefined> {
+  const { obj } = run;
+  if ((obj.spec.dependsOn ?? []).length === 0) return undefined;
+  await awaitDependencies(run.deps.client, obj as DependencyNode, {
+    sourceRevision: need(run.source, 'the source').artifact.revision,
+    requeueDependencyMs: run.deps.requeueDependencyMs,
+  });
   return undefined;
 }

@@ -1,0 +1,20 @@
+import { type Step, step } from '@mooring/runtime';
+import type { HelmReleaseRun } from '../helm-release-run.ts';
+import { correctDrift } from './correct-drift.ts';
+import { checkDependencies, composeReleaseValues, resolveChart, validateSpec } from './prepare.ts';
+import { readHistory } from './read-history.ts';
+import { recordStatus } from './record-status.ts';
+import { release, render } from './release.ts';
+
+/** A HelmRelease's reconcile, in order; docs/architecture.md lists the same steps. */
+export const HELM_RELEASE_STEPS: readonly Step<HelmReleaseRun>[] = [
+  step('validate spec', validateSpec),
+  step('resolve chart', resolveChart),
+  step('check dependencies', checkDependencies),
+  step('compose values', composeReleaseValues),
+  step('read release history', readHistory),
+  step('render', render),
+  step('install or upgrade', release),
+  step('correct drift', correctDrift),
+  step('record status', recordStatus),
+];
