@@ -15,6 +15,7 @@ import { registerLogs } from './commands/logs.ts';
 import { registerObjectCommands } from './commands/objects.ts';
 import { registerReconcile } from './commands/reconcile.ts';
 import { registerTrace } from './commands/trace.ts';
+import { registerUi } from './commands/ui.ts';
 import { cliVersion, registerVersion } from './commands/version.ts';
 
 /** The whole command tree; `main.ts` parses argv with it and completion walks it. */
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerBuild(program);
   registerDiff(program);
   registerTrace(program);
+  registerUi(program);
   registerHistory(program);
   registerEnvsubst(program);
   registerImportFlux(program);
