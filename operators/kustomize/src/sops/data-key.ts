@@ -1,4 +1,3 @@
-import { armor, Decrypter } from 'age-encryption';
 import { DecryptionError } from './errors.ts';
 import type { SopsMetadata } from './metadata.ts';
 
@@ -32,6 +31,8 @@ export async function decryptDataKey(
       `the decryption Secret holds no age identity (a '*.agekey' value with an AGE-SECRET-KEY-1 line) to decrypt ${subject}`,
     );
   }
+  // age and its curves are loaded when a file is first decrypted, not with the operator.
+  const { armor, Decrypter } = await import('age-encryption');
   const decrypter = new Decrypter();
   for (const identity of identities) {
     try {
