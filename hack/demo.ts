@@ -18,6 +18,7 @@ import { notificationOperator } from '@mooring/notification-operator';
 import { KubeClient, type KubeObject, parseOperatorOptions, runOperators } from '@mooring/runtime';
 import { sourceOperator } from '@mooring/source-operator';
 import { GitServer } from '@mooring/test/harness';
+import { startUiServer, type UiServer } from '../cli/src/ui/ui-server.ts';
 import { markLocalOperators } from './demo-marker.ts';
 import { followStatus, STATUS_KINDS, statusRows, tableLines } from './demo-table.ts';
 import { repoRoot } from './lib/control-plane.ts';
@@ -240,6 +241,7 @@ const options = parseOperatorOptions(
 );
 let operators: Promise<number> | undefined;
 let unmark: (() => Promise<void>) | undefined;
+let ui: UiServer | undefined;
 try {
   const version = await client.request<{ gitVersion: string }>({ method: 'GET', path: '/version' });
   say(
@@ -270,6 +272,9 @@ try {
     watchNamespace: undefined,
     runBy: 'npm run demo',
   });
+  // The web UI (`mooring ui`) in this process, as the demo's own credentials, loopback only.
+  ui = await startUiServer({ client });
+  say(`   web UI: ${ui.url}`);
   const token = randomBytes(16).toString('hex');
   const kustomization = (name: string, path: string, extra: Record<string, unknown> = {}) =>
     ({
@@ -475,6 +480,7 @@ try {
   say(`  npx mooring tree kustomization apps -n ${NS}`);
   say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
   say(`  npx mooring trace deployment sentiment-api -n ${APP_NS}   # which Kustomization and commit`);
+  if (ui && !values.once) say(`  open ${ui.url}   # the web UI, while the demo runs (or: npx mooring ui)`);
   say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
   say('  hack/control-plane down      # stop the control plane and remove its data');
   if (values.once) {
@@ -520,6 +526,7 @@ try {
     );
   }
 } finally {
+  await ui?.close();
   await unmark?.();
   shutdown.abort();
   await operators?.catch(() => 1);
