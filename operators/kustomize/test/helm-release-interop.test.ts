@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { HELM_API_VERSION, KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
+import { ReleaseStore } from '@mooring/helm';
 import type { KubeObject, MooringObject } from '@mooring/runtime';
 import { eventually, uniqueName } from '@mooring/test/harness';
 import {
@@ -130,6 +131,44 @@ describe('HelmRelease adoption', () => {
     assert.equal(after.metadata.uid, deployment.metadata.uid, 'the Deployment was taken over, not recreated');
     assert.equal(after.metadata.labels?.['helm.mooring.dev/name'], name);
     assert.deepEqual(await podNames(app), before, 'the same Pods keep running');
+  });
+});
+
+describe('HelmRelease never stuck', () => {
+  test('a record left pending-install by a process that died is marked failed and the release proceeds', async () => {
+    const name = uniqueName('stuck');
+    const store = new ReleaseStore(stack.client, { namespace: ns });
+    await store.create({
+      name,
+      version: 1,
+      namespace: ns,
+      info: {
+        status: 'pending-install',
+        first_deployed: '',
+        last_deployed: '',
+        deleted: '',
+        description: 'Initial install underway',
+      },
+      config: {},
+      manifest: '',
+      hooks: [],
+    });
+    await stack.client.create({
+      apiVersion: HELM_API_VERSION,
+      kind: 'HelmRelease',
+      metadata: { name, namespace: ns },
+      spec: { interval: '10m', timeout: '2m', chart: chartSpec(source) },
+    } as KubeObject);
+    await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 2, 180_000);
+    const history = await store.history(name);
+    assert.deepEqual(
+      history.map((r) => [r.version, r.info.status]),
+      [
+        [1, 'failed'],
+        [2, 'deployed'],
+      ],
+    );
+    assert.match(history[0]!.info.description ?? '', /interrupted/);
   });
 });
 

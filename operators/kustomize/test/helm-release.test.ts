@@ -111,6 +111,16 @@ describe('HelmRelease lifecycle', () => {
       (await helmHistory(name)).map((h) => [h.revision, h.status]),
       [[1, 'deployed']],
     );
+    // The pre-install hook ran, before the release's objects were created.
+    const hook = await stack.client.getOrUndefined({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      namespace: ns,
+      name: `${name}-pre-install`,
+    });
+    assert.ok(hook, 'the pre-install hook Job was created');
+    assert.ok(Date.parse(hook.metadata.creationTimestamp!) <= Date.parse(cm!.metadata.creationTimestamp!));
+    assert.equal(await configMap(`${name}-post-upgrade`), undefined, 'no post-upgrade hook on install');
   });
 
   test('a values change upgrades to v2; v1 is superseded', async () => {
@@ -131,6 +141,7 @@ describe('HelmRelease lifecycle', () => {
     assert.equal(cm?.data?.greeting, 'bonjour');
     assert.equal(cm?.data?.isUpgrade, 'true');
     assert.equal(cm?.data?.revision, '2');
+    assert.equal((await configMap(`${name}-post-upgrade`))?.data?.revision, '2', 'the post-upgrade hook ran');
     assert.deepEqual(
       (await records(name)).map((r) => [r.version, r.info.status]),
       [
@@ -171,7 +182,6 @@ describe('HelmRelease lifecycle', () => {
       async () => (await configMap(`${name}-config`))?.data?.greeting === 'bonjour',
       60_000,
     );
-    const events = await stack.client.list('v1', 'Event', { namespace: ns });
     await eventually(
       'a DriftDetected event naming the ConfigMap',
       async () => {
@@ -183,7 +193,33 @@ describe('HelmRelease lifecycle', () => {
       },
       30_000,
     );
-    assert.ok(events);
+    assert.equal((await records(name)).at(-1)?.version, 3);
+  });
+
+  test('a missing valuesFrom ConfigMap fails with its name on the status and an event; the release stays', async () => {
+    await stack.client.mergePatch(hrKey(ns, name), {
+      spec: { valuesFrom: [{ kind: 'ConfigMap', name: 'missing-values' }] },
+    });
+    const hr = await waitForHelmRelease(
+      stack,
+      name,
+      'False',
+      (o) => condition(o, 'Ready')?.reason === 'InitFailed',
+      60_000,
+    );
+    assert.match(condition(hr, 'Ready')!.message, /valuesFrom ConfigMap 'missing-values' not found/);
+    assert.equal((await configMap(`${name}-config`))?.data?.greeting, 'bonjour');
+    assert.equal((await records(name)).at(-1)?.version, 3, 'no release was attempted');
+    await eventually(
+      'an InitFailed event',
+      async () => {
+        const list = await stack.client.list('v1', 'Event', { namespace: ns });
+        return list.items.some((e) => (e as unknown as { reason?: string }).reason === 'InitFailed');
+      },
+      30_000,
+    );
+    await stack.client.mergePatch(hrKey(ns, name), { spec: { valuesFrom: null } });
+    await waitForHelmRelease(stack, name, 'True', () => true, 60_000);
     assert.equal((await records(name)).at(-1)?.version, 3);
   });
 
