@@ -5,6 +5,11 @@ export interface InProcessOperators {
   stop(): Promise<void>;
 }
 
+/** Operators this process started, with the loopback port their `/metrics` is served on. */
+export interface StartedOperators extends InProcessOperators {
+  metricsPort: number;
+}
+
 /**
  * Runs operators in the test process against the test cluster, watching one namespace (so test
  * files running side by side never reconcile each other's objects), with every listener on a free
@@ -15,7 +20,7 @@ export async function startInProcessOperators(
   namespace: string,
   args: string[] = [],
   placement: { kubeconfig?: string } = {},
-): Promise<InProcessOperators> {
+): Promise<StartedOperators> {
   // A test with a control plane of its own passes its kubeconfig; the rest share the test plane.
   const kubeconfig = placement.kubeconfig ?? (await testCluster()).kubeconfig;
   const extraFlags = Object.assign({}, ...definitions.map((d) => d.extraFlags ?? {}));
@@ -38,11 +43,15 @@ export async function startInProcessOperators(
   );
   const shutdown = new AbortController();
   let done: Promise<number> | undefined;
-  await new Promise<void>((resolve, reject) => {
-    done = runOperators(definitions, options, { shutdown: shutdown.signal, onReady: () => resolve() });
+  const metricsPort = await new Promise<number>((resolve, reject) => {
+    done = runOperators(definitions, options, {
+      shutdown: shutdown.signal,
+      onReady: (ports) => resolve(ports.metrics),
+    });
     done.then((code) => reject(new Error(`the operators exited ${code} before they were ready`)), reject);
   });
   return {
+    metricsPort,
     async stop() {
       shutdown.abort();
       await done;

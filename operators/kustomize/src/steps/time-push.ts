@@ -9,10 +9,11 @@ import { pushToAppliedSeconds } from '../push-latency.ts';
  * fails a reconcile, so a failed read is only a missed sample.
  */
 export async function timePush(run: KustomizationRun): Promise<undefined> {
-  const observe = run.ctx.metrics?.observePushToApplied;
+  const metrics = run.ctx.metrics;
   const source = need(run.source, 'the source');
   const kind = SOURCE_KINDS.find((k) => k === source.kind);
-  if (!observe || !kind || run.status.lastAppliedRevision === source.artifact.revision) return undefined;
+  if (!metrics?.observePushToApplied || !kind || run.status.lastAppliedRevision === source.artifact.revision)
+    return undefined;
   try {
     const live = await run.deps.client.get<KubeObject>({
       apiVersion: kindApiVersion(kind),
@@ -22,7 +23,7 @@ export async function timePush(run: KustomizationRun): Promise<undefined> {
     });
     const seconds = pushToAppliedSeconds(live, source.artifact, run.ctx.now());
     if (seconds !== undefined)
-      observe(run.obj.metadata.namespace ?? '', run.obj.metadata.name ?? '', seconds);
+      metrics.observePushToApplied(run.obj.metadata.namespace ?? '', run.obj.metadata.name ?? '', seconds);
   } catch (err) {
     run.ctx.log.debug(
       { err: (err as Error).message },
