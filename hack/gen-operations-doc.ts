@@ -79,6 +79,47 @@ that belongs to the operator, plus Node's process metrics.
 
 ${describeMetrics().trim()}
 
+Per-object series (\`gotk_*\`, \`mooring_reconcile_last_result\`, \`mooring_push_to_applied_seconds\`,
+\`mooring_condition\`) carry the object's \`kind\`, \`namespace\` and \`name\` and go when the object is
+deleted, so their number follows the objects that exist. Flux's names are explained in
+[decisions.md](decisions.md#metrics-fluxs-names-beside-moorings-own).
+
+## Monitoring
+
+\`config/monitoring/\` is a monitoring pack for the Prometheus Operator and Grafana
+(kube-prometheus-stack); it is not part of \`config/\` because it needs the Operator's CRDs:
+
+\`\`\`sh
+kubectl apply -k config/monitoring/     # or: mooring build config/monitoring | kubectl apply -f -
+\`\`\`
+
+- **PodMonitor \`mooring-operators\`** scrapes the \`http-metrics\` port (\`--metrics-addr=:8080\`) of
+  every pod labelled \`app.kubernetes.io/component: operator\` in \`mooring-system\`, with
+  \`honorLabels\` (the objects' \`namespace\` label wins over the pod's) and a \`mooring_operator\` label
+  from the pod's \`app.kubernetes.io/name\`.
+- **PrometheusRule \`mooring-delivery\`**, and the dashboards' ConfigMaps labelled
+  \`grafana_dashboard: "1"\` for Grafana's sidecar: *Mooring / Fleet overview* (objects by kind and
+  state, what is not Ready, reconcile rates and durations, push-to-applied), *Mooring / Object*
+  (pick kind, namespace and name: conditions, revision and source, durations, last result,
+  push-to-applied) and *Mooring / Operators* (up, restarts, memory, CPU, event loop lag, work
+  queues, API calls, render cache).
+- Everything carries \`release: kube-prometheus-stack\`, the label kube-prometheus-stack selects
+  PodMonitors and rules by; change it to your release's name in \`config/monitoring/kustomization.yaml\`.
+
+\`test/monitoring.test.ts\` checks the pack against Debian's \`prometheus\` scraping the operators:
+\`promtool check rules\` on every rule group, every rule evaluated, and every dashboard query
+returning a series.
+
+| alert | fires when | what to do |
+| --- | --- | --- |
+| \`MooringKustomizationNotReady\` | a Kustomization that is not suspended has not been Ready for 10 minutes | \`mooring get kustomization <name> -n <ns>\` shows Ready's message (build error, dependency, health check); \`mooring logs --kind Kustomization --name <name>\` the detail. The last good revision keeps running. |
+| \`MooringSourceFailing\` | a GitRepository, OCIRepository, HelmRepository or HelmChart has had Ready False for 5 minutes | its message names the cause (credentials, URL, ref, signature); fix the Secret or spec. Nothing new is applied from it meanwhile. |
+| \`MooringReconcileErrorsRising\` | over 15 minutes more than 10% of a kind's reconciles failed (error or stalled) and at least 5 did, for 10 minutes | \`mooring_reconcile_last_result{result="error"} == 1\` lists the failing objects; a shared cause (API server, registry, Git host) shows in \`mooring_api_request_duration_seconds\` codes. |
+| \`MooringPushToAppliedSlow\` | p90 of push-to-applied over the last hour is above 5 minutes for a Kustomization | compare its reconcile duration, its dependencies and the work queue; long health waits and slow fetches are the usual causes. |
+| \`MooringOperatorDown\` | an operator's metrics have not been scraped for 5 minutes | \`kubectl -n mooring-system get pods\`, then the pod's events and logs. Nothing it owns is reconciled while it is down. |
+| \`MooringOperatorRestarting\` | an operator started more than twice in 30 minutes | \`kubectl -n mooring-system logs -p <pod>\` for the last lines before the restart; OOMKilled in \`kubectl describe pod\` means the memory limit, a lost lease exits 1 on purpose. |
+| \`MooringWorkQueueGrowing\` | a kind's work queue stayed above 10 keys for 15 minutes and keeps growing | reconciles cannot keep up: raise \`--concurrent\`, find slow reconciles (\`gotk_reconcile_duration_seconds\`) and slow API calls. |
+
 ## Probes
 
 - \`/healthz\` on \`--health-addr\`: the process is alive.
