@@ -1,18 +1,21 @@
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { CLI_DIR } from '../cli-paths.ts';
 
 /** The page's files, served from memory: path → body and content type. */
 export type PageFiles = Map<string, { body: Buffer; type: string }>;
 
-const PAGE_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../ui');
+const PAGE_DIR = join(CLI_DIR, 'ui');
 
 /**
  * Bundles the page (cli/ui/main.ts and what it imports, npm packages included) with esbuild into
  * memory once per process: nothing is fetched when the page runs, and no build step is needed first.
  */
 export async function buildPage(): Promise<PageFiles> {
-  const { build } = await import('esbuild');
+  // Loaded from node_modules at run time, not bundled into cli/.bundle: esbuild's API finds its
+  // native binary from its own file's path.
+  const { build } = createRequire(join(CLI_DIR, 'package.json'))('esbuild') as typeof import('esbuild');
   const result = await build({
     entryPoints: [join(PAGE_DIR, 'main.ts')],
     bundle: true,
