@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { OutboundRequest, ProviderConfig } from './types.ts';
-import { Agent, type Dispatcher, ProxyAgent, request } from './undici.ts';
+import { type Dispatcher, loadUndici } from './undici.ts';
 
 export interface SendOptions {
   /** Attempts in all, the first included; default 4 (Flux's retry max). */
@@ -24,6 +24,7 @@ export class SendError extends Error {
 /** A dispatcher carrying the Provider's CA / client certificate, through its proxy when it has one. */
 function dispatcherFor(p: Pick<ProviderConfig, 'tls' | 'proxy'>): Dispatcher {
   const tls = { ca: p.tls?.ca, cert: p.tls?.cert, key: p.tls?.key };
+  const { Agent, ProxyAgent } = loadUndici();
   if (p.proxy) return new ProxyAgent({ uri: p.proxy, requestTls: tls });
   return new Agent({ connect: tls });
 }
@@ -43,6 +44,7 @@ export async function sendRequest(
   const base = options.baseDelayMs ?? 2_000;
   const max = options.maxDelayMs ?? 30_000;
   const dispatcher = dispatcherFor(p);
+  const { request } = loadUndici();
   try {
     for (let attempt = 1; ; attempt++) {
       let failure: SendError;
