@@ -2,8 +2,8 @@
 # Fails early, with what to install, when a tool the demo or the tests need is missing.
 # `check-prerequisites.sh tests` also wants the servers the test suite runs on loopback (sshd,
 # docker-registry, htpasswd, age), runc to run the operator image, apt-get and dpkg-deb to
-# build it (hack/image), and chromium for the web UI's browser tests, and, as root on Debian,
-# installs the packages itself.
+# build it (hack/image), chromium for the web UI's browser tests and prometheus (with promtool)
+# for the monitoring pack's, and, as root on Debian, installs the packages itself.
 set -euo pipefail
 missing=()
 need() { command -v "$1" >/dev/null 2>&1 || missing+=("$1 ($2)"); }
@@ -15,7 +15,7 @@ need openssl "Debian package openssl"
 if [ "${1:-}" = tests ]; then
   need apt-get "Debian's apt: the operator image's packages are downloaded with it (hack/image)"
   need dpkg-deb "Debian's dpkg: unpacks the operator image's packages"
-  declare -A debs=([/usr/sbin/sshd]=openssh-server [ssh]=openssh-client [docker-registry]=docker-registry [htpasswd]=apache2-utils [age]=age [runc]=runc [chromium]=chromium)
+  declare -A debs=([/usr/sbin/sshd]=openssh-server [ssh]=openssh-client [docker-registry]=docker-registry [htpasswd]=apache2-utils [age]=age [runc]=runc [chromium]=chromium [prometheus]=prometheus)
   absent=()
   for tool in "${!debs[@]}"; do command -v "$tool" >/dev/null 2>&1 || [ -x "$tool" ] || absent+=("${debs[$tool]}"); done
   if [ ${#absent[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
