@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 import { DURATION_MAX_LENGTH, DURATION_PATTERN, Interval, LabelSelector, ReconcileStatus } from './common.ts';
 import { KUSTOMIZE_API_VERSION } from './groups.ts';
+import { KustomizationSpec } from './kustomization.ts';
 import { KubeObject } from './object.ts';
 import { DateTime, FreeObject, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
 
@@ -192,3 +194,10 @@ export const KustomizationSet = KubeObject(
   KustomizationSetStatus,
 );
 export type KustomizationSet = Static<typeof KustomizationSet>;
+
+/** The first reason `spec` is not a valid Kustomization spec (schema only, no CEL), else undefined. */
+export function kustomizationSpecError(spec: unknown): string | undefined {
+  if (Value.Check(KustomizationSpec, spec)) return undefined;
+  const first = [...Value.Errors(KustomizationSpec, spec)][0];
+  return `${first?.path || '/'}: ${first?.message ?? 'invalid'}`;
+}
