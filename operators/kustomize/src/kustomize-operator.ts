@@ -3,6 +3,7 @@ import { CapabilitiesCache } from './cluster-capabilities.ts';
 import { helmReleaseReconciler } from './helm-release/helm-release-reconciler.ts';
 import { runHooks } from './helm-release/hooks.ts';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
+import { kustomizationSetReconciler } from './kustomization-set-reconciler.ts';
 import { ArtifactCache, RenderCache } from './render.ts';
 
 /** Flags only the kustomize operator has, parsed and checked with the shared ones. */
@@ -54,6 +55,10 @@ export function kustomizeOperator(): OperatorDefinition {
         memoryBytes: Number(extraFlag(extra, 'helm-render-memory')) * 1024 * 1024,
       };
       return [
+        kustomizationSetReconciler({
+          client: ctx.client,
+          defaultServiceAccount: ctx.options.defaultServiceAccount,
+        }) as never,
         kustomizationReconciler({
           client: ctx.client,
           renderCache: renders,

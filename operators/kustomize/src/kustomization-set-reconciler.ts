@@ -1,0 +1,127 @@
+import {
+  KUSTOMIZATION_SET_NAME_LABEL,
+  KUSTOMIZE_API_VERSION,
+  type Kustomization,
+  type KustomizationSet,
+  type KustomizationSetStatus,
+} from '@mooring/api';
+import {
+  type KubeClient,
+  type KubeObject,
+  type ReconcileContext,
+  type ReconcileResult,
+  type Reconciler,
+  RetryableError,
+  runSteps,
+} from '@mooring/runtime';
+import { impersonationFor } from './impersonation.ts';
+import { ClusterProbe } from './kustomization-set/cluster-probe.ts';
+import {
+  KUSTOMIZATION_SET_STEPS,
+  listClusterSecrets,
+  ownedKustomizations,
+  releaseClusterSecrets,
+  SET_FIELD_MANAGER,
+  type SetRun,
+} from './kustomization-set/steps.ts';
+
+export interface KustomizationSetDeps {
+  client: KubeClient;
+  defaultServiceAccount?: string;
+}
+
+const FINALIZER = 'finalizers.mooring.dev';
+
+/**
+ * The KustomizationSet reconciler: generators make elements, the template one Kustomization per
+ * element (owned by the set), a rolling update moves changes across them step by step, and the
+ * status reports every member. Finalize deletes (or orphans) the Kustomizations, per deletionPolicy.
+ */
+export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconciler<KustomizationSet> {
+  const probe = new ClusterProbe();
+  const impersonate = (obj: KustomizationSet) =>
+    impersonationFor({ metadata: obj.metadata, spec: {} }, deps.defaultServiceAccount);
+
+  async function reconcile(obj: KustomizationSet, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const run: SetRun = {
+      obj,
+      ctx,
+      deps: { client: deps.client, probe, impersonate: impersonate(obj) },
+      status: ctx.status as KustomizationSetStatus,
+      namespace: obj.metadata.namespace ?? 'default',
+      secrets: [],
+      elements: [],
+      rendered: [],
+      live: [],
+      unreachable: new Map(),
+    };
+    const outcome = await runSteps(KUSTOMIZATION_SET_STEPS, run, (name) =>
+      ctx.log.debug({ step: name }, 'step'),
+    );
+    const n = run.rendered.length;
+    return {
+      message: `${n} of ${n} Kustomizations at revision ${run.status.revision ?? '-'} and Ready`,
+      revision: run.status.revision,
+      ...outcome,
+    };
+  }
+
+  return {
+    apiVersion: KUSTOMIZE_API_VERSION,
+    kind: 'KustomizationSet',
+    finalizer: FINALIZER,
+    defaultIntervalMs: 600_000,
+    reconcile,
+
+    async finalize(obj, ctx) {
+      const owned = await ownedKustomizations(deps.client, obj);
+      for (const k of owned) {
+        const key = {
+          apiVersion: KUSTOMIZE_API_VERSION,
+          kind: 'Kustomization',
+          namespace: k.metadata.namespace,
+          name: k.metadata.name,
+        };
+        if (obj.spec.deletionPolicy === 'Orphan') {
+          await deps.client.mergePatch(key, {
+            metadata: { ownerReferences: null, labels: { [KUSTOMIZATION_SET_NAME_LABEL]: null } },
+          });
+        } else if (!k.metadata.deletionTimestamp) {
+          await deps.client.delete(key, { impersonate: impersonate(obj) });
+        }
+      }
+      if (obj.spec.deletionPolicy !== 'Orphan' && owned.length) {
+        // Kept until they are gone: their finalizers still need the cluster Secrets this set holds.
+        throw new RetryableError('PruneFailed', `waiting for ${owned.length} Kustomization(s) to be deleted`);
+      }
+      const namespace = obj.metadata.namespace ?? 'default';
+      await releaseClusterSecrets(
+        deps.client,
+        namespace,
+        await listClusterSecrets(deps.client, namespace),
+        probe,
+        'all',
+      );
+      ctx.log.debug({ fieldManager: SET_FIELD_MANAGER }, 'generated Kustomizations released');
+    },
+
+    watches: [
+      // A generated Kustomization turning Ready, failing or going away moves the rollout on.
+      {
+        apiVersion: KUSTOMIZE_API_VERSION,
+        kind: 'Kustomization',
+        enqueue(changed: KubeObject, old: KubeObject | undefined): string[] {
+          const set = changed.metadata.labels?.[KUSTOMIZATION_SET_NAME_LABEL];
+          if (!set) return [];
+          const summary = (o: KubeObject | undefined) => {
+            const k = o as Kustomization | undefined;
+            const ready = k?.status?.conditions?.find((c) => c.type === 'Ready');
+            return `${k?.metadata.generation}/${ready?.status}/${ready?.observedGeneration}/${k?.metadata.deletionTimestamp}`;
+          };
+          if (old && summary(old) === summary(changed)) return [];
+          return [`${changed.metadata.namespace}/${set}`];
+        },
+      },
+    ],
+  };
+}

@@ -1,0 +1,346 @@
+import { createHash } from 'node:crypto';
+import {
+  CLUSTER_SECRET_LABEL,
+  KUSTOMIZATION_SET_FINALIZER,
+  KUSTOMIZATION_SET_NAME_LABEL,
+  KUSTOMIZATION_SET_REVISION_ANNOTATION,
+  KUSTOMIZE_API_VERSION,
+  type Kustomization,
+  type KustomizationSet,
+  type KustomizationSetStatus,
+  type Reason,
+} from '@mooring/api';
+import {
+  type Impersonation,
+  type KubeClient,
+  type KubeObject,
+  type ReconcileContext,
+  RetryableError,
+  StalledError,
+  type Step,
+  step,
+  WaitingError,
+} from '@mooring/runtime';
+import type { ClusterProbe } from './cluster-probe.ts';
+import { type ClusterSecret, type Element, GeneratorError, generateAll } from './generators.ts';
+import { type LiveState, type PlanMember, planRollout, type RolloutPlan } from './plan-rollout.ts';
+import { type RenderedMember, renderMembers } from './render-members.ts';
+import { TemplateError } from './template.ts';
+
+// Reasons of this kind. conditions.ts is being extended by another change in parallel; these move
+// there with it (the runtime's error classes take a Reason).
+export const SetReason = {
+  GeneratorFailed: 'GeneratorFailed' as Reason,
+  TemplateFailed: 'TemplateFailed' as Reason,
+  EmptyGenerationRefused: 'EmptyGenerationRefused' as Reason,
+  RolloutFailed: 'RolloutFailed' as Reason,
+  RolloutPaused: 'RolloutPaused' as Reason,
+  Progressing: 'Progressing' as Reason,
+};
+
+export const SET_FIELD_MANAGER = 'mooring-kustomizationset';
+
+export interface SetDeps {
+  client: KubeClient;
+  probe: ClusterProbe;
+  impersonate: Impersonation | undefined;
+}
+
+/** What one reconcile of a KustomizationSet reads and builds, step by step. */
+export interface SetRun {
+  obj: KustomizationSet;
+  ctx: ReconcileContext;
+  deps: SetDeps;
+  status: KustomizationSetStatus;
+  namespace: string;
+  secrets: (ClusterSecret & { finalizers: string[]; resourceVersion?: string })[];
+  elements: Element[];
+  rendered: RenderedMember[];
+  live: Kustomization[];
+  unreachable: Map<string, string>;
+  plan?: RolloutPlan;
+}
+
+const setName = (run: SetRun) => run.obj.metadata.name;
+
+/** The Kustomizations this set owns now (by label and owner uid). */
+export async function ownedKustomizations(
+  client: KubeClient,
+  set: KustomizationSet,
+): Promise<Kustomization[]> {
+  const list = await client.list<Kustomization & KubeObject>(KUSTOMIZE_API_VERSION, 'Kustomization', {
+    namespace: set.metadata.namespace,
+    labelSelector: `${KUSTOMIZATION_SET_NAME_LABEL}=${set.metadata.name}`,
+  });
+  return list.items.filter((k) =>
+    (k.metadata.ownerReferences as { uid?: string }[] | undefined)?.some((o) => o.uid === set.metadata.uid),
+  );
+}
+
+/** The cluster Secrets of a namespace, as the clusters generator and the finalizer read them. */
+export async function listClusterSecrets(client: KubeClient, namespace: string): Promise<SetRun['secrets']> {
+  const list = await client.list('v1', 'Secret', { namespace, labelSelector: CLUSTER_SECRET_LABEL });
+  return list.items.map((s) => ({
+    name: s.metadata.name ?? '',
+    labels: s.metadata.labels ?? {},
+    annotations: s.metadata.annotations ?? {},
+    deleting: !!s.metadata.deletionTimestamp,
+    finalizers: s.metadata.finalizers ?? [],
+    resourceVersion: s.metadata.resourceVersion,
+  }));
+}
+
+async function readClusters(run: SetRun): Promise<undefined> {
+  const needsClusters = run.obj.spec.generators.some(
+    (g) =>
+      g.clusters ||
+      g.matrix?.generators.some((l) => l.clusters) ||
+      g.merge?.generators.some((l) => l.clusters),
+  );
+  if (!needsClusters) return;
+  run.secrets = await listClusterSecrets(run.deps.client, run.namespace);
+}
+
+/** Generator errors keep everything: nothing is written or deleted on a partial picture. */
+async function generateElements(run: SetRun): Promise<undefined> {
+  try {
+    run.elements = await generateAll(run.obj.spec.generators, async () => run.secrets);
+  } catch (err) {
+    if (err instanceof GeneratorError)
+      throw new RetryableError(
+        SetReason.GeneratorFailed,
+        `${err.message}; the generated Kustomizations are kept as they are`,
+      );
+    throw err;
+  }
+}
+
+async function render(run: SetRun): Promise<undefined> {
+  try {
+    run.rendered = renderMembers(run.obj.spec.template, run.elements);
+  } catch (err) {
+    if (err instanceof TemplateError)
+      throw new StalledError(
+        SetReason.TemplateFailed,
+        `template: ${err.message}; the generated Kustomizations are kept as they are`,
+      );
+    throw err;
+  }
+}
+
+async function readLive(run: SetRun): Promise<undefined> {
+  run.live = await ownedKustomizations(run.deps.client, run.obj);
+  if (run.rendered.length === 0 && run.live.length > 0)
+    throw new RetryableError(
+      SetReason.EmptyGenerationRefused,
+      `the generators produced no elements where there were ${run.live.length}; nothing is deleted (an empty result is more often a mistake than an intent: remove the set to remove them all)`,
+    );
+}
+
+async function probeClusters(run: SetRun): Promise<undefined> {
+  const secrets = [
+    ...new Set(run.rendered.map((m) => m.element.clusterSecret).filter((s) => s !== undefined)),
+  ];
+  await Promise.all(
+    secrets.map(async (name) => {
+      const why = await run.deps.probe.unreachable(run.deps.client, run.namespace, name);
+      if (why) run.unreachable.set(name, why);
+    }),
+  );
+}
+
+function liveState(k: Kustomization): LiveState {
+  const generation = k.metadata.generation ?? 0;
+  const ready = k.status?.conditions?.find((c) => c.type === 'Ready');
+  const current = ready && (ready.observedGeneration ?? -1) === generation;
+  return {
+    revision: k.metadata.annotations?.[KUSTOMIZATION_SET_REVISION_ANNOTATION],
+    generation,
+    ready: current
+      ? { status: ready.status as 'True' | 'False' | 'Unknown', message: ready.message }
+      : undefined,
+    ...(k.status?.lastAppliedRevision ? { appliedRevision: k.status.lastAppliedRevision } : {}),
+  };
+}
+
+async function plan(run: SetRun): Promise<undefined> {
+  const live = new Map(run.live.map((k) => [k.metadata.name, k]));
+  const previous = new Map((run.status.members ?? []).map((m) => [m.kustomization, m]));
+  const members: PlanMember[] = run.rendered.map((m) => {
+    const k = live.get(m.kustomization);
+    const unreachable = m.element.clusterSecret ? run.unreachable.get(m.element.clusterSecret) : undefined;
+    return {
+      name: m.name,
+      kustomization: m.kustomization,
+      labels: m.element.labels,
+      desiredRevision: m.revision,
+      live: k ? liveState(k) : undefined,
+      ...(unreachable ? { unreachable } : {}),
+      ...(previous.get(m.kustomization) ? { previous: previous.get(m.kustomization)! } : {}),
+    };
+  });
+  const rolling = run.obj.spec.strategy?.rollingUpdate;
+  run.plan = planRollout(members, rolling?.steps, !!rolling?.paused, run.ctx.now());
+}
+
+/** Finalizes cluster Secrets in use, so a removed cluster's Secret outlives its Kustomization's prune. */
+async function holdClusterSecrets(run: SetRun): Promise<undefined> {
+  const used = new Set(run.rendered.map((m) => m.element.clusterSecret));
+  for (const s of run.secrets) {
+    if (!used.has(s.name) || s.deleting || s.finalizers.includes(KUSTOMIZATION_SET_FINALIZER)) continue;
+    await run.deps.client.mergePatch(
+      { apiVersion: 'v1', kind: 'Secret', namespace: run.namespace, name: s.name },
+      {
+        metadata: {
+          resourceVersion: s.resourceVersion,
+          finalizers: [...s.finalizers, KUSTOMIZATION_SET_FINALIZER],
+        },
+      },
+    );
+  }
+}
+
+function desiredObject(run: SetRun, m: RenderedMember): Kustomization & KubeObject {
+  return {
+    apiVersion: KUSTOMIZE_API_VERSION,
+    kind: 'Kustomization',
+    metadata: {
+      name: m.kustomization,
+      namespace: run.namespace,
+      labels: { ...m.labels, [KUSTOMIZATION_SET_NAME_LABEL]: setName(run) },
+      annotations: { ...m.annotations, [KUSTOMIZATION_SET_REVISION_ANNOTATION]: m.revision },
+      ownerReferences: [
+        {
+          apiVersion: KUSTOMIZE_API_VERSION,
+          kind: 'KustomizationSet',
+          name: setName(run),
+          uid: run.obj.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    spec: m.spec,
+  };
+}
+
+async function writeKustomizations(run: SetRun): Promise<undefined> {
+  const byName = new Map(run.rendered.map((m) => [m.kustomization, m]));
+  for (const name of run.plan!.write) {
+    await run.deps.client.apply(desiredObject(run, byName.get(name)!), {
+      fieldManager: SET_FIELD_MANAGER,
+      force: true,
+      impersonate: run.deps.impersonate,
+    });
+  }
+}
+
+/** Removes (or, with deletionPolicy Orphan, releases) the Kustomizations whose element is gone. */
+async function removeStale(run: SetRun): Promise<undefined> {
+  const wanted = new Set(run.rendered.map((m) => m.kustomization));
+  for (const k of run.live) {
+    if (wanted.has(k.metadata.name) || k.metadata.deletionTimestamp) continue;
+    const key = {
+      apiVersion: KUSTOMIZE_API_VERSION,
+      kind: 'Kustomization',
+      namespace: run.namespace,
+      name: k.metadata.name,
+    };
+    if (run.obj.spec.deletionPolicy === 'Orphan') {
+      await run.deps.client.mergePatch(key, {
+        metadata: { ownerReferences: null, labels: { [KUSTOMIZATION_SET_NAME_LABEL]: null } },
+      });
+      run.ctx.event(
+        'info',
+        'Orphaned',
+        `Kustomization ${k.metadata.name} left its element; kept (deletionPolicy Orphan)`,
+      );
+    } else {
+      await run.deps.client.delete(key, { impersonate: run.deps.impersonate });
+      run.ctx.event('info', 'Deleted', `Kustomization ${k.metadata.name} left its element; deleted`);
+    }
+  }
+}
+
+/**
+ * A cluster Secret being deleted keeps the set's finalizer until no Kustomization names it any
+ * more: the Kustomization's own finalizer needs the kubeconfig to prune the remote objects.
+ */
+export async function releaseClusterSecrets(
+  client: KubeClient,
+  namespace: string,
+  secrets: readonly (ClusterSecret & { finalizers: string[] })[],
+  probe: ClusterProbe,
+  which: 'deleting' | 'all' = 'deleting',
+): Promise<void> {
+  const deleting = secrets.filter(
+    (s) => (which === 'all' || s.deleting) && s.finalizers.includes(KUSTOMIZATION_SET_FINALIZER),
+  );
+  if (!deleting.length) return;
+  const all = await client.list<Kustomization & KubeObject>(KUSTOMIZE_API_VERSION, 'Kustomization', {
+    namespace,
+  });
+  const named = new Set(all.items.map((k) => k.spec.kubeConfig?.secretRef?.name));
+  for (const s of deleting) {
+    if (named.has(s.name)) continue;
+    await client.mergePatch(
+      { apiVersion: 'v1', kind: 'Secret', namespace, name: s.name },
+      { metadata: { finalizers: s.finalizers.filter((f) => f !== KUSTOMIZATION_SET_FINALIZER) } },
+    );
+    probe.forget(namespace, s.name);
+  }
+}
+
+async function release(run: SetRun): Promise<undefined> {
+  await releaseClusterSecrets(run.deps.client, run.namespace, run.secrets, run.deps.probe);
+}
+
+/** The fleet status, then how the reconcile ends: Ready only when the rollout is complete. */
+function record(run: SetRun): { requeueAfterMs?: number } {
+  const p = run.plan!;
+  run.status.members = p.members;
+  run.status.rollout = p.rollout;
+  run.status.revision = run.rendered.length ? templateRevision(run) : undefined;
+  const count = (f: (m: (typeof p.members)[number]) => boolean) => p.members.filter(f).length;
+  run.status.counts = {
+    total: p.members.length,
+    ready: count((m) => m.ready === 'True'),
+    current: count((m) => m.state === 'Current'),
+    failed: count((m) => m.state === 'Failed'),
+    unreachable: count((m) => m.state === 'Unreachable'),
+  };
+  const unreachable = p.members.filter((m) => m.state === 'Unreachable').map((m) => m.name);
+  const skipped = unreachable.length ? `; unreachable, skipped: ${unreachable.join(', ')}` : '';
+  if (p.rollout.phase === 'Failed')
+    throw new RetryableError(SetReason.RolloutFailed, `rollout stopped: ${p.rollout.message}${skipped}`);
+  if (p.rollout.phase === 'Paused')
+    throw new WaitingError(SetReason.RolloutPaused, `${p.rollout.message}${skipped}`, 60_000);
+  if (p.rollout.phase === 'Progressing')
+    throw new WaitingError(
+      SetReason.Progressing,
+      `${p.rollout.message}${skipped}`,
+      p.requeueAfterMs ?? 30_000,
+    );
+  if (unreachable.length) throw new WaitingError(SetReason.Progressing, `rollout complete${skipped}`, 30_000);
+  return {};
+}
+
+/** sha256 of the template, first 12 hex: what `mooring get` shows as the set's revision. */
+function templateRevision(run: SetRun): string {
+  return createHash('sha256').update(JSON.stringify(run.obj.spec.template)).digest('hex').slice(0, 12);
+}
+
+/** A KustomizationSet's reconcile; docs/architecture.md lists the same steps. */
+export const KUSTOMIZATION_SET_STEPS: readonly Step<SetRun>[] = [
+  step('read clusters', readClusters),
+  step('generate', generateElements),
+  step('render', render),
+  step('read generated', readLive),
+  step('probe clusters', probeClusters),
+  step('plan rollout', plan),
+  step('hold cluster secrets', holdClusterSecrets),
+  step('write kustomizations', writeKustomizations),
+  step('remove stale', removeStale),
+  step('release cluster secrets', release),
+  step('record fleet status', record),
+];
