@@ -2,14 +2,21 @@
 // `mooring get all -A` shows them, and what to write so the screen shows the current table. On a
 // terminal the table is redrawn in place (ANSI cursor-up, then each changed line rewritten); when
 // stdout is a file or a pipe only the rows that changed are printed, one plain line each.
-import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
+import {
+  HELM_API_VERSION,
+  KUSTOMIZE_API_VERSION,
+  NOTIFICATION_API_VERSION,
+  SOURCE_API_VERSION,
+} from '@mooring/api';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
 
 /** The kinds the demo's operators reconcile, in the order the table lists them. */
 export const STATUS_KINDS = [
   [SOURCE_API_VERSION, 'GitRepository'],
   [SOURCE_API_VERSION, 'OCIRepository'],
+  [SOURCE_API_VERSION, 'HelmChart'],
   [KUSTOMIZE_API_VERSION, 'Kustomization'],
+  [HELM_API_VERSION, 'HelmRelease'],
   [NOTIFICATION_API_VERSION, 'Receiver'],
   [NOTIFICATION_API_VERSION, 'Provider'],
   [NOTIFICATION_API_VERSION, 'Alert'],
@@ -44,14 +51,21 @@ export function statusRowOf(kind: string, obj: KubeObject): StatusRow {
   const status = (obj.status ?? {}) as {
     artifact?: { revision?: string };
     lastAppliedRevision?: string;
+    history?: { chartVersion?: string; version?: number }[];
     conditions?: { type: string; status: string; message?: string }[];
   };
+  // A HelmRelease's revision is its chart version and Helm release number.
+  const release = status.history?.[0];
   const ready = status.conditions?.find((c) => c.type === 'Ready');
   return {
     namespace: obj.metadata.namespace ?? '',
     kind,
     name: obj.metadata.name ?? '',
-    revision: shortSha(status.lastAppliedRevision ?? status.artifact?.revision ?? ''),
+    revision: shortSha(
+      status.lastAppliedRevision ??
+        status.artifact?.revision ??
+        (release?.chartVersion ? `${release.chartVersion} (v${release.version})` : ''),
+    ),
     suspended: (obj.spec as { suspend?: boolean } | undefined)?.suspend ? 'True' : 'False',
     ready: ready?.status ?? 'Unknown',
     message: shortSha((ready?.message ?? '').replace(/\s+/g, ' ').trim()),

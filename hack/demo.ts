@@ -6,13 +6,19 @@
 // operators keep reconciling (every namespace) under a live status table until Ctrl-C.
 import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseArgs, promisify } from 'node:util';
-import { KUSTOMIZE_API_VERSION, NOTIFICATION_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
+import {
+  HELM_API_VERSION,
+  KUSTOMIZE_API_VERSION,
+  NOTIFICATION_API_VERSION,
+  SOURCE_API_VERSION,
+} from '@mooring/api';
 import { kustomizeOperator } from '@mooring/kustomize-operator';
 import { notificationOperator } from '@mooring/notification-operator';
 import { KubeClient, type KubeObject, parseOperatorOptions, runOperators } from '@mooring/runtime';
@@ -30,6 +36,8 @@ const kubeconfig = values.kubeconfig!;
 const client = await KubeClient.fromKubeconfig(kubeconfig);
 const NS = 'mooring-demo';
 const APP_NS = 'models';
+/** Where the per-cluster agent (a Helm chart) runs. */
+const AGENT_NS = 'monitoring';
 /** How often the demo's GitRepository fetches: a plain `git push` is applied within this. */
 const GIT_INTERVAL = '10s';
 const say = (line = '') => console.log(line);
@@ -53,15 +61,63 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
+/**
+ * prometheus-node-exporter's chart, as vendored for the Helm tests (its SOURCE and LICENSE go
+ * with it), under charts/node-exporter in the platform repository.
+ */
+const AGENT_CHART_DIR = join(repoRoot, 'shared/helm/test/testdata/public-charts/prometheus-node-exporter');
+const AGENT_CHART: Record<string, string> = Object.fromEntries(
+  readdirSync(AGENT_CHART_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((f) => statSync(join(AGENT_CHART_DIR, f)).isFile())
+    .map((f) => [
+      `charts/node-exporter/${f.replace(/^prometheus-node-exporter\//, '')}`,
+      readFileSync(join(AGENT_CHART_DIR, f), 'utf8'),
+    ]),
+);
+
+/** The agent's HelmRelease: the chart from the platform repository, with this cluster's values. */
+function agentRelease(tag: string): string {
+  return `apiVersion: ${HELM_API_VERSION}
+kind: HelmRelease
+metadata:
+  name: node-agent
+  namespace: ${NS}
+spec:
+  interval: 1m
+  releaseName: node-agent
+  targetNamespace: ${AGENT_NS}
+  chart:
+    spec:
+      chart: ./charts/node-exporter
+      sourceRef:
+        kind: GitRepository
+        name: platform
+  install:
+    disableWait: ${!values.workloads}
+  upgrade:
+    disableWait: ${!values.workloads}
+  values:
+    image:
+      tag: ${tag}
+    podLabels:
+      cluster: demo
+      team: ml-platform
+`;
+}
+
 /** The platform repository: `infra` (the namespace, the model registry's address) and `apps`
  * (the model server: a `base`, and a `staging` overlay that names the model version). */
 function stack(
   modelVersion: string,
-  options: { canary: boolean; broken?: boolean },
+  options: { canary: boolean; broken?: boolean; agentTag?: string },
 ): Record<string, string | null> {
   return {
+    ...AGENT_CHART,
+    // The per-cluster agent, as a platform team keeps it: a HelmRelease in Git, its values beside it.
+    'agents/kustomization.yaml': 'resources:\n  - node-agent.yaml\n',
+    'agents/node-agent.yaml': agentRelease(options.agentTag ?? 'v1.11.1'),
     'infra/kustomization.yaml': 'resources:\n  - namespace.yaml\n  - registry.yaml\n',
-    'infra/namespace.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${APP_NS}\n`,
+    'infra/namespace.yaml': `apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${APP_NS}\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: ${AGENT_NS}\n`,
     'infra/registry.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: model-registry\n  namespace: ${APP_NS}\ndata:\n  url: https://models.acme.internal\n`,
     'apps/base/kustomization.yaml': 'resources:\n  - sentiment-api.yaml\n',
     'apps/base/sentiment-api.yaml': `apiVersion: apps/v1
@@ -177,7 +233,7 @@ async function cleanSlate(): Promise<void> {
       );
     }
   }
-  for (const name of [NS, APP_NS]) {
+  for (const name of [NS, APP_NS, AGENT_NS]) {
     await client.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => {});
     await until(`the previous demo namespace ${name} to go`, async () =>
       (await client.getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name })) ? undefined : true,
@@ -469,6 +525,85 @@ try {
   say(`   healed in ${Date.now() - t0} ms`);
   await showWorkloads();
 
+  step(
+    7,
+    'A per-cluster agent from a Helm chart: a HelmRelease in Git installs node-exporter with its values.',
+  );
+  const agents = kustomization('agents', './agents', { dependsOn: [{ name: 'infra' }] });
+  const helmRelease = {
+    apiVersion: HELM_API_VERSION,
+    kind: 'HelmRelease',
+    namespace: NS,
+    name: 'node-agent',
+  };
+  type Release = Mooring & {
+    status?: { history?: { version: number; chartName: string; chartVersion: string; status: string }[] };
+  };
+  const released = (version: number) => async () => {
+    const hr = await client.get<Release>(helmRelease);
+    const latest = hr.status?.history?.[0];
+    return readyOf(hr)?.status === 'True' && latest?.version === version && latest.status === 'deployed'
+      ? hr
+      : undefined;
+  };
+  const agentImage = async () => {
+    const ds = await client.get<
+      KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }
+    >({
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      namespace: AGENT_NS,
+      name: 'node-agent-prometheus-node-exporter',
+    });
+    return ds.spec.template.spec.containers[0]?.image;
+  };
+  t0 = Date.now();
+  await client.create(agents);
+  let release = await until('the agent released', released(1), 180_000);
+  timings.push(['HelmRelease installed', Date.now() - t0]);
+  const r1 = release.status!.history![0]!;
+  say(`   ${r1.chartName} ${r1.chartVersion} released as revision ${r1.version} in ${Date.now() - t0} ms`);
+  say(`   DaemonSet node-agent-prometheus-node-exporter  ${await agentImage()}`);
+
+  step(8, "Promote the agent by changing a chart value in Git: Helm's upgrade, release revision 2.");
+  commit = await repo.commit(stack('1.2.0', { canary: false, agentTag: 'v1.12.1' }), 'node agent v1.12.1');
+  t0 = Date.now();
+  await push(commit);
+  release = await until('the agent upgraded', released(2), 180_000);
+  timings.push(['HelmRelease upgraded', Date.now() - t0]);
+  say(`   upgraded to revision 2 in ${Date.now() - t0} ms: ${await agentImage()}`);
+  say(
+    `   (helm sees it too: helm history node-agent -n ${AGENT_NS}, or npx mooring history hr node-agent -n ${NS})`,
+  );
+
+  step(9, "Someone edits the agent's DaemonSet by hand; the HelmRelease puts the chart's values back.");
+  const daemonSet = {
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    namespace: AGENT_NS,
+    name: 'node-agent-prometheus-node-exporter',
+  };
+  await client.mergePatch(daemonSet, {
+    spec: {
+      template: {
+        spec: { containers: [{ name: 'node-exporter', image: 'quay.io/prometheus/node-exporter:v0.0.1' }] },
+      },
+    },
+  });
+  say(`   set the image to ${await agentImage()} behind Git's back`);
+  t0 = Date.now();
+  await client.mergePatch(helmRelease, {
+    metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': new Date().toISOString() } },
+  });
+  await until('the agent drift reverted', async () =>
+    (await agentImage())?.endsWith(':v1.12.1') ? true : undefined,
+  );
+  timings.push(['HelmRelease drift reverted', Date.now() - t0]);
+  const afterRepair = (await client.get<Release>(helmRelease)).status?.history?.[0]?.version;
+  say(
+    `   ${await agentImage()} again after ${Date.now() - t0} ms, ${afterRepair === 2 ? 'and still revision 2 (no new release for a repair)' : `now revision ${afterRepair}`}`,
+  );
+
   say('\nSummary (this machine, this run):');
   for (const [what, ms] of timings) say(`   ${what.padEnd(28)} ${ms} ms`);
   say(`   "Applied revision" alerts delivered to the team's webhook: ${alerts.length}`);
@@ -480,6 +615,7 @@ try {
   say(`  npx mooring tree kustomization apps -n ${NS}`);
   say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
   say(`  npx mooring trace deployment sentiment-api -n ${APP_NS}   # which Kustomization and commit`);
+  say(`  npx mooring history helmrelease node-agent -n ${NS}   # the agent's Helm revisions`);
   if (ui && !values.once) say(`  open ${ui.url}   # the web UI, while the demo runs (or: npx mooring ui)`);
   say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
   say('  hack/control-plane down      # stop the control plane and remove its data');
