@@ -5,6 +5,7 @@ import { kubectl, testCluster, testNamespace } from '@mooring/test/harness';
 import type { Condition } from '../src/conditions.ts';
 import { Controller, REQUESTED_AT_ANNOTATION } from '../src/controller.ts';
 import type { KubeClient } from '../src/index.ts';
+import { Metrics } from '../src/metrics.ts';
 import {
   eventually,
   installToyCrd,
@@ -30,11 +31,17 @@ interface QueueRequests {
 const BASE_DELAY_MS = 100;
 
 /** A controller for the toy kind, scoped to one test's namespace and stopped when the test ends. */
-async function startToyController(t: TestContext, namespace: string, requests?: QueueRequests) {
+async function startToyController(
+  t: TestContext,
+  namespace: string,
+  requests?: QueueRequests,
+  metrics?: Metrics,
+) {
   const reconciler = toyReconciler();
   const controller = new Controller<Toy>(reconciler, {
     client,
     namespace,
+    metrics,
     concurrent: 2,
     log: silentLogger,
     reportingController: 'toy-controller',
@@ -219,6 +226,33 @@ describe('Controller with a toy reconciler on the real API server', () => {
       },
     );
     await eventually('Ready after resume', async () => ready(await getToy(ns, 'paused'))?.status === 'True');
+  });
+
+  test("exports an object's suspend gauge, info, duration and last result, and removes them when it is deleted", async (t) => {
+    const ns = await testNamespace(t, 'metrics');
+    const metrics = new Metrics({ defaultMetrics: false });
+    await startToyController(t, ns, undefined, metrics);
+    const key = { apiVersion: 'test.mooring.dev/v1', kind: 'Toy', namespace: ns, name: 'watched' };
+    const lines = async () =>
+      (await metrics.render())
+        .split('\n')
+        .filter((l) => !l.startsWith('#') && l.includes(`namespace="${ns}"`));
+    const has = (want: string) => async () => (await lines()).some((l) => l.startsWith(want));
+    const object = `kind="Toy",name="watched",namespace="${ns}"`;
+    await client.create(toy(ns, 'watched', { suspend: true }));
+    await eventually('suspended in gotk_suspend_status', has(`gotk_suspend_status{${object}} 1`));
+    await client.mergePatch(key, { spec: { suspend: false } });
+    await eventually(
+      'Ready in gotk_resource_info',
+      has(`gotk_resource_info{${object},ready="True",suspended="false"`),
+    );
+    assert.ok(await has(`gotk_suspend_status{${object}} 0`)());
+    assert.ok(await has(`gotk_reconcile_duration_seconds_count{${object}}`)());
+    assert.ok(await has(`mooring_reconcile_last_result{${object},result="success"} 1`)());
+    // One info series per object, however often it was reconciled.
+    assert.equal((await lines()).filter((l) => l.startsWith('gotk_resource_info{')).length, 1);
+    await client.delete(key);
+    await eventually('every series of the deleted object gone', async () => (await lines()).length === 0);
   });
 
   test('kubectl wait --for=condition=Ready sees the Ready condition', async (t) => {
