@@ -170,6 +170,32 @@ describe('HelmRelease never stuck', () => {
     );
     assert.match(history[0]!.info.description ?? '', /interrupted/);
   });
+
+  test('a values change during a health wait ends the wait: the waiting revision is given up and the new one released', async () => {
+    const name = uniqueName('newer');
+    const key = { apiVersion: HELM_API_VERSION, kind: 'HelmRelease', namespace: ns, name };
+    await stack.client.create({
+      apiVersion: HELM_API_VERSION,
+      kind: 'HelmRelease',
+      metadata: { name, namespace: ns },
+      spec: { interval: '10m', timeout: '10m', chart: chartSpec(source) },
+    } as KubeObject);
+    await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 1, 180_000);
+    // v2 never becomes healthy, and would wait ten minutes.
+    await stack.client.mergePatch(key, { spec: { values: { unschedulable: true } } });
+    const store = new ReleaseStore(stack.client, { namespace: ns });
+    await eventually(
+      'v2 pending',
+      async () => (await store.latest(name))?.info.status === 'pending-upgrade',
+      120_000,
+    );
+    await stack.client.mergePatch(key, { spec: { values: { unschedulable: false, greeting: 'newer' } } });
+    await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 3, 180_000);
+    const history = await store.history(name);
+    assert.equal(history[1]?.info.status, 'failed');
+    assert.match(history[1]?.info.description ?? '', /^Superseded while waiting/);
+    assert.equal(history[2]?.info.status, 'deployed');
+  });
 });
 
 describe('dependsOn between HelmReleases and Kustomizations', () => {

@@ -274,14 +274,17 @@ describe('HelmRelease lifecycle', () => {
     assert.equal(await configMap(`${name}-config`), undefined);
     assert.equal(await configMap(`${name}-extra`), undefined);
     assert.deepEqual(await records(name), []);
-    assert.equal(
-      await stack.client.getOrUndefined({
-        apiVersion: SOURCE_API_VERSION,
-        kind: 'HelmChart',
-        namespace: ns,
-        name: `${ns}-${name}`,
-      }),
-      undefined,
+    // The HelmChart is deleted; the source operator's finalizer lets it go.
+    await eventually(
+      'the HelmChart gone',
+      async () =>
+        !(await stack.client.getOrUndefined({
+          apiVersion: SOURCE_API_VERSION,
+          kind: 'HelmChart',
+          namespace: ns,
+          name: `${ns}-${name}`,
+        })),
+      60_000,
     );
   });
 });

@@ -17,6 +17,7 @@ import { ChartRecordError, chartRecordOf } from '@mooring/helm';
 import {
   ApiError,
   FIELD_MANAGER,
+  type Impersonation,
   type KubeClient,
   type KubeObject,
   RetryableError,
@@ -85,7 +86,7 @@ export function helmChartFor(obj: HelmRelease): KubeObject {
 export async function chartArtifact(
   client: KubeClient,
   obj: HelmRelease,
-  opts: { noCrossNamespaceRefs: boolean; requeueDependencyMs: number },
+  opts: { noCrossNamespaceRefs: boolean; requeueDependencyMs: number; impersonate?: Impersonation },
 ): Promise<{ artifact: Artifact; helmChart?: string }> {
   const source = chartSourceOf(obj);
   const label = `${source.kind} ${source.namespace}/${source.name}`;
@@ -97,7 +98,8 @@ export async function chartArtifact(
   }
   if (obj.spec.chart) {
     const desired = helmChartFor(obj) as KubeObject & { metadata: { name: string } };
-    await client.apply(desired, { fieldManager: FIELD_MANAGER, force: true });
+    // Written as the HelmRelease's identity, as its objects are: the operator writes nothing as itself.
+    await client.apply(desired, { fieldManager: FIELD_MANAGER, force: true, impersonate: opts.impersonate });
   }
   let found: SourceObject;
   try {

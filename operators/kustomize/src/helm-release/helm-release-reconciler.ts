@@ -114,6 +114,10 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
         client: deps.client,
         target,
         impersonate: impersonationFor(obj, deps.defaultServiceAccount),
+        localImpersonate: impersonationFor(
+          { ...obj, spec: { ...obj.spec, kubeConfig: undefined } },
+          deps.defaultServiceAccount,
+        ),
         runHooks: deps.runHooks,
         signal: ctx.signal,
         timeoutMs: timeoutOf(obj),

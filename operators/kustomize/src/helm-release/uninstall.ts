@@ -31,6 +31,8 @@ export interface UninstallOptions {
   client: KubeClient;
   target: KubeClient;
   impersonate: Impersonation | undefined;
+  /** Who deletes the HelmChart made for spec.chart, on this cluster. */
+  localImpersonate: Impersonation | undefined;
   runHooks: typeof runHooks;
   signal: AbortSignal;
   timeoutMs: number;
@@ -91,7 +93,10 @@ export async function uninstallRelease(obj: HelmRelease, opts: UninstallOptions)
   const chart = helmChartNameOf(obj);
   if (chart) {
     try {
-      await opts.client.delete({ apiVersion: SOURCE_API_VERSION, kind: 'HelmChart', ...chart });
+      await opts.client.delete(
+        { apiVersion: SOURCE_API_VERSION, kind: 'HelmChart', ...chart },
+        { impersonate: opts.localImpersonate },
+      );
     } catch (err) {
       if (!(err instanceof ApiError && err.isNotFound))
         problems.push(`HelmChart ${chart.namespace}/${chart.name}: ${(err as Error).message}`);

@@ -25,7 +25,12 @@ export function validateSpec(run: HelmReleaseRun): undefined {
 /** The chart's artifact (through the owned HelmChart for spec.chart), fetched, verified and read; the target cluster. */
 export async function resolveChart(run: HelmReleaseRun): Promise<undefined> {
   const { client } = run.deps;
-  const { artifact, helmChart } = await chartArtifact(client, run.obj, run.deps);
+  // The HelmChart lives on this cluster: impersonated as on this cluster, whatever spec.kubeConfig says.
+  const local = impersonationFor(
+    { ...run.obj, spec: { ...run.obj.spec, kubeConfig: undefined } },
+    run.deps.defaultServiceAccount,
+  );
+  const { artifact, helmChart } = await chartArtifact(client, run.obj, { ...run.deps, impersonate: local });
   if (helmChart) run.status.helmChart = helmChart;
   run.chart = await fetchChart(run.deps.artifacts, artifact, run.signal);
   run.target = (await run.memory.remotes.clientFor(client, run.obj)) ?? client;

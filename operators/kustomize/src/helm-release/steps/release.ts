@@ -3,7 +3,7 @@
 // superseded. A failure records N failed and remediates as the spec says.
 import { ConditionType, HELM_NAME_LABEL, HELM_NAMESPACE_LABEL, Reason } from '@mooring/api';
 import { type HookEvent, helmTime, ReleaseExistsError, type ReleaseRecord } from '@mooring/helm';
-import { RetryableError, StalledError } from '@mooring/runtime';
+import { RetryableError, StalledError, WaitingError } from '@mooring/runtime';
 import { clusterLookup } from '../../helm-lookup.ts';
 import { applyRelease, changeSummary, waitForRelease } from '../apply-release.ts';
 import { type HelmReleaseRun, need, type ReleaseManifest } from '../helm-release-run.ts';
@@ -99,6 +99,11 @@ async function hooks(
     );
 }
 
+/** A newer generation of the HelmRelease arrived while this action waited: not a failure of the chart. */
+class SupersededError extends Error {
+  override name = 'SupersededError';
+}
+
 type ActionOptions = {
   disableWait?: boolean;
   disableWaitForJobs?: boolean;
@@ -122,6 +127,7 @@ async function perform(
     disableWaitForJobs: opts.disableWaitForJobs,
     timeoutMs: run.timeoutMs,
   });
+  if (health.superseded) throw new SupersededError(health.message);
   if (!health.healthy) {
     run.ctx.setCondition(ConditionType.Healthy, 'False', Reason.HealthCheckFailed, health.message);
     throw new RetryableError(Reason.HealthCheckFailed, health.message);
@@ -184,6 +190,14 @@ export async function release(run: HelmReleaseRun): Promise<undefined> {
     );
   } catch (err) {
     if (ctx.signal.aborted) throw err; // shutting down: the pending record is recovered next time
+    if (err instanceof SupersededError) {
+      // The latest desired state wins: this revision is given up without counting as a failure.
+      await store.update({
+        ...record,
+        info: { ...record.info, status: 'failed', description: `Superseded while waiting: ${err.message}` },
+      });
+      throw new WaitingError(Reason.Progressing, `${action} of v${version} given up: ${err.message}`, 1_000);
+    }
     await failed(run, record, action, (err as Error).message);
   }
   const done = action === 'install' ? 'Install complete' : 'Upgrade complete';
