@@ -91,8 +91,22 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
         }
       }
       if (obj.spec.deletionPolicy !== 'Orphan' && owned.length) {
-        // Kept until they are gone: their finalizers still need the cluster Secrets this set holds.
-        throw new RetryableError('PruneFailed', `waiting for ${owned.length} Kustomization(s) to be deleted`);
+        // Waited for while their clusters answer: their finalizers need the cluster Secrets this
+        // set holds. One on a dead cluster keeps retrying its prune alone and does not hold the set.
+        const namespace = obj.metadata.namespace ?? 'default';
+        const waiting: string[] = [];
+        for (const k of owned) {
+          const secret = k.spec.kubeConfig?.secretRef?.name;
+          const down = secret ? await probe.unreachable(deps.client, namespace, secret) : undefined;
+          if (down)
+            ctx.event('error', 'PruneFailed', `Kustomization ${k.metadata.name} left deleting: ${down}`);
+          else waiting.push(k.metadata.name);
+        }
+        if (waiting.length)
+          throw new RetryableError(
+            'PruneFailed',
+            `waiting for Kustomization(s) ${waiting.join(', ')} to be deleted`,
+          );
       }
       const namespace = obj.metadata.namespace ?? 'default';
       await releaseClusterSecrets(
