@@ -164,3 +164,67 @@ test('tree kustomization prints the inventory and recurses into child Kustomizat
   assert.match(stats.stdout, /^Kustomization\s+2\s+2\s+0\s+0\s+-$/m);
   assert.match(stats.stdout, /^GitRepository\s+0\s+0\s+0\s+0\s+0 B$/m);
 });
+
+test('tree kustomizationset prints each member with its rollout state, then its inventory; get lists the set', async (t) => {
+  const { ns, env } = await fixture(t);
+  const { client } = await testCluster();
+  await client.create({
+    apiVersion: KS,
+    kind: 'KustomizationSet',
+    metadata: { name: 'agents', namespace: ns },
+    spec: {
+      interval: '10m',
+      generators: [{ list: { elements: [{ cluster: { name: 'edge' } }] } }],
+      template: { metadata: { name: 'agent-{{ .cluster.name }}' }, spec: {} },
+    },
+  } as KubeObject);
+  // Status as the operator writes it (no operator runs here): one current member, one unreachable.
+  await client.applyStatus(
+    {
+      apiVersion: KS,
+      kind: 'KustomizationSet',
+      metadata: { name: 'agents', namespace: ns },
+      status: {
+        members: [
+          { name: 'edge', kustomization: 'apps', ready: 'True', state: 'Current', revision: 'abc123' },
+          {
+            name: 'far',
+            kustomization: 'agent-far',
+            ready: 'Unknown',
+            state: 'Unreachable',
+            message: 'cluster far unreachable',
+          },
+        ],
+        counts: { total: 2, ready: 1, current: 1, failed: 0, unreachable: 1 },
+        rollout: { step: 0, phase: 'Complete' },
+      },
+    },
+    { fieldManager: 'mooring', force: true },
+  );
+  await client.applyStatus(
+    {
+      apiVersion: KS,
+      kind: 'Kustomization',
+      metadata: { name: 'apps', namespace: ns },
+      status: { inventory: { entries: [{ id: `${ns}_agent-config__ConfigMap`, v: 'v1' }] } },
+    },
+    { fieldManager: 'mooring', force: true },
+  );
+  const r = await mooring(['tree', 'kss', 'agents', '-n', ns], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      `KustomizationSet/${ns}/agents`,
+      '├── edge (Current abc123)',
+      `│   └── Kustomization/${ns}/apps`,
+      `│       └── ConfigMap/${ns}/agent-config`,
+      '└── far (Unreachable: cluster far unreachable)',
+      `    └── Kustomization/${ns}/agent-far`,
+      '',
+    ].join('\n'),
+  );
+  const get = await mooring(['get', 'kustomizationsets', '-n', ns], { env });
+  assert.equal(get.code, 0, get.stderr);
+  assert.match(get.stdout, /agents/);
+});
