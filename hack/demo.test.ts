@@ -58,8 +58,14 @@ test('npm run demo -- --once walks through sync, promotion, drift, a refused com
     ['the fix heals it and prunes the canary', /healed in \d+ ms/],
     ['the final state runs model 1.2.0', /sentiment-server:1\.2\.0\s+ready 2\/2/],
     ['the agent chart is released', /prometheus-node-exporter 4\.56\.1 released as revision 1 in \d+ ms/],
-    ['a value changed in Git upgrades it', /upgraded to revision 2 in \d+ ms: quay\.io\/prometheus\/node-exporter:v1\.12\.1/],
-    ['a hand edit of its DaemonSet is reverted', /node-exporter:v1\.12\.1 again after \d+ ms, and still revision 2/],
+    [
+      'a value changed in Git upgrades it',
+      /upgraded to revision 2 in \d+ ms: quay\.io\/prometheus\/node-exporter:v1\.12\.1/,
+    ],
+    [
+      'a hand edit of its DaemonSet is reverted',
+      /node-exporter:v1\.12\.1 again after \d+ ms, and still revision 2/,
+    ],
     [
       'the table at the end shows the fix applied',
       /Status at the end:\n(?:.*\n)*? {3}mooring-demo\s+kustomization\/apps\s+main@sha1:[0-9a-f]{7}\s+False\s+True\s+Applied/,
