@@ -404,7 +404,7 @@ describe('hooks as the release service account', () => {
 });
 
 describe('the hooks of a chart that bin/helm renders', () => {
-  const chart = join(import.meta.dirname, 'fixtures/hooks/chart');
+  const chart = join(import.meta.dirname, 'testdata/hooks/chart');
   const helm = join(import.meta.dirname, '../../../bin/helm');
 
   test('install, upgrade and test hooks run from helm template output, split as the reconciler splits it', async (t) => {
