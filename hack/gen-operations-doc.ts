@@ -180,7 +180,7 @@ renderer \`/app/bin/mooring-helm.wasm\` (\`MOORING_HELM_WASM\` points at it) and
 \`/data\` are the Deployments' emptyDirs. Labels: \`org.opencontainers.image.source\`,
 \`.revision\` (the commit), \`.version\`, \`.created\` (the commit time). Stack traces point at
 the bundles; set \`NODE_OPTIONS=--enable-source-maps\` on a Deployment to have them point at the
-TypeScript sources (it costs 10-45 MB of RSS, docs/benchmarks.md).
+TypeScript sources (it costs 6-11 MB of RSS, docs/benchmarks.md).
 
 Reproducible: two builds of the same tree give the same digest (each layer a GNU tar with sorted
 entries, uid/gid 0 and no names, the commit time as every mtime, gzip with no name or time);
