@@ -1,7 +1,7 @@
 import { type FlagTable, flagChecks, type OperatorDefinition, parseDuration } from '@mooring/runtime';
 import { CapabilitiesCache } from './cluster-capabilities.ts';
 import { helmReleaseReconciler } from './helm-release/helm-release-reconciler.ts';
-import { runHooks } from './helm-release/hooks.ts';
+import { runHooks, runTests } from './helm-release/hooks.ts';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
 import { kustomizationSetReconciler } from './kustomization-set-reconciler.ts';
 import { ArtifactCache, RenderCache } from './render.ts';
@@ -77,6 +77,7 @@ export function kustomizeOperator(): OperatorDefinition {
           concurrentApplies,
           helm: { limits: helmLimits, capabilities },
           runHooks,
+          runTests,
         }) as never,
       ];
     },

@@ -198,6 +198,47 @@ describe('HelmRelease never stuck', () => {
   });
 });
 
+describe('HelmRelease tests (helm test)', () => {
+  test('with test.enable the chart tests run after the upgrade: passing sets TestSuccess, failing fails the release', async () => {
+    const name = uniqueName('tested');
+    const key = { apiVersion: HELM_API_VERSION, kind: 'HelmRelease', namespace: ns, name };
+    await stack.client.create({
+      apiVersion: HELM_API_VERSION,
+      kind: 'HelmRelease',
+      metadata: { name, namespace: ns },
+      spec: {
+        interval: '10m',
+        timeout: '2m',
+        chart: chartSpec(source),
+        test: { enable: true },
+        values: { testHook: 'pass' },
+      },
+    } as KubeObject);
+    const passed = await waitForHelmRelease(
+      stack,
+      name,
+      'True',
+      (o) => o.status?.history?.[0]?.version === 1,
+      180_000,
+    );
+    assert.equal(condition(passed, 'TestSuccess')?.status, 'True');
+    assert.match(condition(passed, 'TestSuccess')!.message, new RegExp(`${name}-test`));
+
+    await stack.client.mergePatch(key, { spec: { values: { testHook: 'fail' } } });
+    const failed = await waitForHelmRelease(
+      stack,
+      name,
+      'False',
+      (o) => condition(o, 'TestSuccess')?.status === 'False',
+      180_000,
+    );
+    assert.equal(condition(failed, 'Ready')?.reason, 'UpgradeFailed');
+    assert.match(condition(failed, 'Ready')!.message, new RegExp(`test Job/${name}-test failed`));
+    const store = new ReleaseStore(stack.client, { namespace: ns });
+    assert.equal((await store.latest(name))?.info.status, 'failed');
+  });
+});
+
 describe('dependsOn between HelmReleases and Kustomizations', () => {
   test('a Kustomization waits for a HelmRelease that waits for a Kustomization; each proceeds when the other is Ready', async () => {
     const base = uniqueName('base');

@@ -8,7 +8,7 @@ import type { compileHealthExprs } from '../health-exprs.ts';
 import type { ObjectRef } from '../inventory.ts';
 import type { RemoteClusters } from '../remote-cluster.ts';
 import type { ArtifactCache, HelmRenderLimits } from '../render/index.ts';
-import type { runHooks } from './hooks.ts';
+import type { runHooks, runTests } from './hooks.ts';
 import type { ReleasePlacement } from './release-names.ts';
 
 export interface HelmReleaseDeps {
@@ -22,6 +22,8 @@ export interface HelmReleaseDeps {
   helm: { limits: HelmRenderLimits; capabilities: CapabilitiesCache };
   /** Runs a release's hooks (./hooks.ts runHooks); a test may give another. */
   runHooks: typeof runHooks;
+  /** Runs a release's test hooks (`spec.test.enable`; ./hooks.ts runTests). */
+  runTests: typeof runTests;
 }
 
 /** What the reconciler keeps between reconciles of all its HelmReleases. */

@@ -3,7 +3,7 @@
 // superseded. A failure records N failed and remediates as the spec says.
 import { ConditionType, HELM_NAME_LABEL, HELM_NAMESPACE_LABEL, Reason } from '@mooring/api';
 import { type HookEvent, helmTime, ReleaseExistsError, type ReleaseRecord } from '@mooring/helm';
-import { RetryableError, StalledError, WaitingError } from '@mooring/runtime';
+import { parseDuration, RetryableError, StalledError, WaitingError } from '@mooring/runtime';
 import { clusterLookup } from '../../helm-lookup.ts';
 import { applyRelease, changeSummary, waitForRelease } from '../apply-release.ts';
 import { type HelmReleaseRun, need, type ReleaseManifest } from '../helm-release-run.ts';
@@ -133,6 +133,36 @@ async function perform(
     throw new RetryableError(Reason.HealthCheckFailed, health.message);
   }
   await hooks(run, release, events[1], opts.disableHooks);
+  if (events[0] !== 'pre-rollback') await runReleaseTests(run, release);
+}
+
+/** `spec.test.enable`: the chart's test hooks after an install or upgrade; a failure fails it unless ignored. */
+async function runReleaseTests(run: HelmReleaseRun, release: ReleaseManifest): Promise<void> {
+  const test = run.obj.spec.test;
+  if (!test?.enable) return;
+  const result = await run.deps.runTests(release.hooks ?? [], {
+    client: need(run.target, 'the target cluster'),
+    ...(run.impersonate ? { impersonate: run.impersonate } : {}),
+    namespace: run.placement.targetNamespace,
+    timeoutMs: test.timeout ? parseDuration(test.timeout) : run.timeoutMs,
+    signal: run.signal,
+    labels: { [HELM_NAME_LABEL]: run.owner.name, [HELM_NAMESPACE_LABEL]: run.owner.namespace },
+    annotations: {},
+    ...(test.filters ? { filters: test.filters } : {}),
+  });
+  if (result.ok) {
+    const names = result.ran.map((r) => r.name).join(', ');
+    run.ctx.setCondition(
+      ConditionType.TestSuccess,
+      'True',
+      Reason.Succeeded,
+      names ? `tests passed: ${names}` : 'no tests to run',
+    );
+    return;
+  }
+  const message = `test ${result.failed.kind}/${result.failed.name} failed: ${result.failed.message}`;
+  run.ctx.setCondition(ConditionType.TestSuccess, 'False', Reason.Failed, message);
+  if (!test.ignoreFailures) throw new RetryableError(Reason.Failed, message);
 }
 
 /** Marks every other deployed record superseded, as Helm does when a new one is deployed. */
