@@ -37,13 +37,16 @@ function call(
 test('mooring ui API: token, Host and Origin checked; filtered pages; changes streamed; refusals passed on', async (t) => {
   const ns = await testNamespace(t, 'ui-api');
   const { client } = await testCluster();
-  const kustomization = (name: string) => ({
+  const kustomization = (name: string, labels?: Record<string, string>) => ({
     apiVersion: KUSTOMIZE_API_VERSION,
     kind: 'Kustomization',
-    metadata: { name, namespace: ns },
+    metadata: { name, namespace: ns, labels },
     spec: { sourceRef: { kind: 'GitRepository', name: 'platform' }, path: './', interval: '1h', prune: true },
   });
-  for (let i = 0; i < 120; i++) await client.create(kustomization(`app-${String(i).padStart(3, '0')}`));
+  for (let i = 0; i < 120; i++)
+    await client.create(
+      kustomization(`app-${String(i).padStart(3, '0')}`, i % 12 === 0 ? { team: 'ml' } : undefined),
+    );
   await client.create({
     apiVersion: SOURCE_API_VERSION,
     kind: 'GitRepository',
@@ -113,6 +116,14 @@ test('mooring ui API: token, Host and Origin checked; filtered pages; changes st
     searched.rows.map((r) => r.name),
     Array.from({ length: 10 }, (_, i) => `app-${110 + i}`),
   );
+
+  const labelled = (selector: string) =>
+    call(port, `/api/objects?kind=Kustomization&label=${encodeURIComponent(selector)}`, {
+      headers: auth,
+    }).then((r) => (JSON.parse(r.body) as RowPage).total);
+  assert.equal(await labelled('team=ml'), 10);
+  assert.equal(await labelled('team!=ml'), 110);
+  assert.equal(await labelled('team'), 10);
 
   // A change on the API server reaches an open event stream, through the watch.
   const events: string[] = [];

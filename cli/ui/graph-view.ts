@@ -190,8 +190,11 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
     apply();
   });
   let first = true;
+  let latest = 0;
   const load = async (): Promise<void> => {
+    const seq = ++latest;
     const graph = await getJson<Graph>(`/api/graph${query({ namespace })}`);
+    if (seq !== latest) return;
     const laid = draw(svg, graph);
     note.textContent = `${graph.nodes.length} nodes, ${graph.edges.length} edges${graph.truncated ? ' (applied objects cut at 2,000: pick a namespace)' : ''}`;
     if (first) {

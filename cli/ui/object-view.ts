@@ -1,6 +1,6 @@
 import { getJson, type ObjectDetail, type ObjectDiff, postAction } from './api.ts';
 import { badge, type Child, h, objectHref } from './dom.ts';
-import { onChanges } from './live.ts';
+import { onChanges, RESYNC } from './live.ts';
 
 function table(label: string, columns: string[], rows: Child[][]): HTMLElement {
   if (rows.length === 0) return h('p', { class: 'muted' }, `no ${label.toLowerCase()}`);
@@ -197,7 +197,7 @@ export function renderObject(main: HTMLElement, kind: string, namespace: string,
   load().catch(fail);
   const key = `${kind}/${namespace}/${name}`;
   return onChanges((changes) => {
-    if (changes.some((c) => c.key === key)) void load().catch(fail);
+    if (changes === RESYNC || changes.some((c) => c.key === key)) void load().catch(fail);
   });
 }
 

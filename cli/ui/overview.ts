@@ -5,10 +5,10 @@ import { onChanges } from './live.ts';
 const PAGE_SIZE = 100;
 const STATES = ['failed', 'progressing', 'suspended', 'ready'];
 
-/** Filters live in the hash (`#/?namespace=&kind=&state=&search=&offset=`), so a view can be shared. */
+/** Filters live in the hash (`#/?namespace=&kind=&state=&label=&search=&offset=`), so a view can be shared. */
 function filtersOf(params: URLSearchParams): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of ['namespace', 'kind', 'state', 'search', 'offset']) {
+  for (const k of ['namespace', 'kind', 'state', 'label', 'search', 'offset']) {
     const v = params.get(k);
     if (v) out[k] = v;
   }
@@ -67,6 +67,17 @@ export function renderOverview(main: HTMLElement, params: URLSearchParams): () =
       select('Namespace', 'namespace', page.namespaces, filters.namespace),
       select('Kind', 'kind', page.kinds, filters.kind),
       select('State', 'state', STATES, filters.state),
+      h(
+        'label',
+        {},
+        'Label',
+        h('input', {
+          type: 'text',
+          name: 'label',
+          value: filters.label ?? '',
+          placeholder: 'team=ml,tier!=test',
+        }),
+      ),
       h('label', {}, 'Search', search),
     );
     form.addEventListener('change', (ev) => {
@@ -88,8 +99,12 @@ export function renderOverview(main: HTMLElement, params: URLSearchParams): () =
     });
     form.addEventListener('submit', (ev) => ev.preventDefault());
   };
+  // Loads may overlap when changes come fast: only the latest one's answer is drawn.
+  let latest = 0;
   const load = async (): Promise<void> => {
+    const seq = ++latest;
     const page = await getJson<RowPage>(`/api/objects${query({ ...filters, limit: PAGE_SIZE })}`);
+    if (seq !== latest) return;
     if (!firstPage) buildForm(page);
     firstPage = page;
     counts.replaceChildren(

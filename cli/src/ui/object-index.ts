@@ -15,6 +15,8 @@ export interface RowQuery {
   namespace?: string;
   kind?: string;
   state?: string;
+  /** `key=value,key2=value2` or `key`: every one must match the object's labels. */
+  label?: string;
   search?: string;
   offset?: number;
   limit?: number;
@@ -38,6 +40,25 @@ export const MAX_PAGE = 500;
 export const rowKey = (kind: string, namespace: string, name: string): string =>
   `${kind}/${namespace}/${name}`;
 
+/** Equality-based label selector terms (`a=b`, `a!=b`, `a`), as kubectl's `-l` reads them. */
+export function labelMatcher(
+  selector: string | undefined,
+): ((labels: Record<string, string>) => boolean) | undefined {
+  const terms = (selector ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((t) => {
+      const m = /^([^=!]+?)\s*(!=|==|=)\s*(.*)$/.exec(t);
+      return m ? { key: m[1]!, op: m[2]!, value: m[3]! } : { key: t, op: 'exists', value: '' };
+    });
+  if (terms.length === 0) return undefined;
+  return (labels) =>
+    terms.every(({ key, op, value }) =>
+      op === 'exists' ? key in labels : op === '!=' ? labels[key] !== value : labels[key] === value,
+    );
+}
+
 /**
  * One list+watch per Mooring kind (the kind table, so new kinds appear by themselves), as the
  * user; the page asks it for filtered pages and hears of changes, so it never lists the world.
@@ -46,6 +67,9 @@ export class ObjectIndex {
   readonly #informers = new Map<string, { def: KindDefinition; informer: Informer }>();
   readonly #listeners = new Set<(change: RowChange) => void>();
   readonly #unavailable = new Map<string, string>();
+  // Settled by a kind's first error (forbidden, or a CRD not installed), so start() need not wait for it.
+  readonly #firstError = new Map<string, () => void>();
+  readonly #failed = new Map<string, Promise<void>>();
 
   constructor(client: KubeClient, namespace: string | undefined, kinds: readonly KindDefinition[] = KINDS) {
     for (const def of kinds) {
@@ -54,8 +78,17 @@ export class ObjectIndex {
         kind: def.kind,
         namespace,
         watchTimeoutSeconds: 240,
-        onError: (err) => this.#unavailable.set(def.kind, err.message),
+        onError: (err) => {
+          this.#unavailable.set(def.kind, err.message);
+          this.#firstError.get(def.kind)?.();
+        },
       });
+      this.#failed.set(
+        def.kind,
+        new Promise((resolve) => {
+          this.#firstError.set(def.kind, resolve);
+        }),
+      );
       informer.on((ev) => {
         this.#unavailable.delete(def.kind);
         const row = rowOf(def, ev.object);
@@ -70,11 +103,14 @@ export class ObjectIndex {
     }
   }
 
-  /** Starts every watch; resolves when each kind has listed once or failed to (RBAC may forbid some). */
+  /**
+   * Starts every watch; resolves when each kind has listed once or failed to (RBAC may forbid
+   * some, a cluster may lack a CRD): those keep retrying and show as not readable meanwhile.
+   */
   async start(): Promise<void> {
     await Promise.all(
-      [...this.#informers.values()].map(({ informer }) =>
-        Promise.race([informer.start(), new Promise((resolve) => setTimeout(resolve, 30_000).unref())]),
+      [...this.#informers.entries()].map(([kind, { informer }]) =>
+        Promise.race([informer.start(), this.#failed.get(kind)]),
       ),
     );
   }
@@ -107,6 +143,7 @@ export class ObjectIndex {
   /** The rows that match `q`, failing first, then by kind, namespace and name; one page of them. */
   query(q: RowQuery): RowPage {
     const search = q.search?.trim().toLowerCase();
+    const labels = labelMatcher(q.label);
     const rows: ObjectRow[] = [];
     const namespaces = new Set<string>();
     const counts = { state: {} as Record<string, number>, kind: {} as Record<string, number> };
@@ -115,6 +152,7 @@ export class ObjectIndex {
       namespaces.add(row.namespace);
       if (q.namespace && row.namespace !== q.namespace) continue;
       if (q.kind && row.kind !== q.kind) continue;
+      if (labels && !labels(object.metadata.labels ?? {})) continue;
       if (
         search &&
         !`${row.kind}/${row.namespace}/${row.name} ${row.message} ${row.revision}`

@@ -90,6 +90,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
           namespace: p.get('namespace') || undefined,
           kind: p.get('kind') || undefined,
           state: p.get('state') || undefined,
+          label: p.get('label') || undefined,
           search: p.get('search') || undefined,
           offset: intParam(p.get('offset')),
           limit: intParam(p.get('limit')),
