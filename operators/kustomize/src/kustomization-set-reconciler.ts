@@ -22,12 +22,18 @@ import {
   ownedKustomizations,
   releaseClusterSecrets,
   SET_FIELD_MANAGER,
+  type SetDeps,
   type SetRun,
 } from './kustomization-set/steps.ts';
+import { ArtifactCache } from './render/index.ts';
+import { resolveSource } from './source-ref.ts';
 
 export interface KustomizationSetDeps {
   client: KubeClient;
   defaultServiceAccount?: string;
+  /** Shared with the Kustomization reconciler: a revision is fetched and verified once. */
+  artifacts?: ArtifactCache;
+  noCrossNamespaceRefs?: boolean;
 }
 
 const FINALIZER = 'finalizers.mooring.dev';
@@ -39,6 +45,15 @@ const FINALIZER = 'finalizers.mooring.dev';
  */
 export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconciler<KustomizationSet> {
   const probe = new ClusterProbe();
+  const artifacts = deps.artifacts ?? new ArtifactCache();
+  const readArtifact: SetDeps['readArtifact'] = async (set, sourceRef) => {
+    const { artifact } = await resolveSource(
+      deps.client,
+      { metadata: set.metadata, spec: { sourceRef } },
+      { noCrossNamespaceRefs: !!deps.noCrossNamespaceRefs, requeueDependencyMs: 30_000 },
+    );
+    return artifacts.get(artifact, AbortSignal.timeout(120_000));
+  };
   const impersonate = (obj: KustomizationSet) =>
     impersonationFor({ metadata: obj.metadata, spec: {} }, deps.defaultServiceAccount);
 
@@ -46,7 +61,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     const run: SetRun = {
       obj,
       ctx,
-      deps: { client: deps.client, probe, impersonate: impersonate(obj) },
+      deps: { client: deps.client, probe, readArtifact, impersonate: impersonate(obj) },
       status: ctx.status as KustomizationSetStatus,
       namespace: obj.metadata.namespace ?? 'default',
       secrets: [],

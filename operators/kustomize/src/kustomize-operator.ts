@@ -58,6 +58,8 @@ export function kustomizeOperator(): OperatorDefinition {
         kustomizationSetReconciler({
           client: ctx.client,
           defaultServiceAccount: ctx.options.defaultServiceAccount,
+          noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs,
+          artifacts,
         }) as never,
         kustomizationReconciler({
           client: ctx.client,

@@ -2,6 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { DURATION_MAX_LENGTH, DURATION_PATTERN, Interval, LabelSelector, ReconcileStatus } from './common.ts';
 import { KUSTOMIZE_API_VERSION } from './groups.ts';
+import { SOURCE_KINDS } from './kind-registry.ts';
 import { KustomizationSpec } from './kustomization.ts';
 import { KubeObject } from './object.ts';
 import { DateTime, FreeObject, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
@@ -39,6 +40,31 @@ export const ClustersGenerator = Type.Object({
   ),
 });
 
+export const ArtifactGeneratorSource = Type.Object({
+  kind: StringEnum(SOURCE_KINDS, { description: 'Kind of the source.' }),
+  name: Type.String({ description: 'Name of the source.' }),
+  namespace: Type.Optional(Type.String({ description: "Its namespace, the set's by default." })),
+});
+
+export const DirectoriesGenerator = Type.Object({
+  sourceRef: withDescription(ArtifactGeneratorSource, 'Source whose artifact holds the folders.'),
+  paths: Type.Array(Type.String(), {
+    minItems: 1,
+    description:
+      'Globs of folders (`*` within a segment, `**` across); each match is an element: .directory.path, .directory.name.',
+  }),
+  exclude: Type.Optional(Type.Array(Type.String(), { description: 'Globs of folders left out.' })),
+});
+
+export const FilesGenerator = Type.Object({
+  sourceRef: withDescription(ArtifactGeneratorSource, 'Source whose artifact holds the files.'),
+  paths: Type.Array(Type.String(), {
+    minItems: 1,
+    description:
+      'Globs of YAML or JSON files; a file holding a map is one element, a list one element per item, with .file.path and .file.name beside its keys.',
+  }),
+});
+
 const leafGenerators = {
   list: Type.Optional(withDescription(ListGenerator, 'Inline elements.')),
   clusters: Type.Optional(
@@ -46,6 +72,12 @@ const leafGenerators = {
       ClustersGenerator,
       'One element per cluster Secret (a kubeconfig Secret labelled mooring.dev/cluster) in this namespace: .cluster.name, .cluster.secretName, .cluster.labels.*, .cluster.annotations.*.',
     ),
+  ),
+  directories: Type.Optional(
+    withDescription(DirectoriesGenerator, 'One element per matching folder of a source artifact.'),
+  ),
+  files: Type.Optional(
+    withDescription(FilesGenerator, 'Elements read from YAML or JSON files of a source artifact.'),
   ),
 };
 

@@ -1,5 +1,6 @@
 import type { Generator, LabelSelector, LeafGenerator } from '@mooring/api';
 import { CLUSTER_SECRET_LABEL } from '@mooring/api';
+import { directoryElements, fileElements, type ReadArtifact } from './artifact-generators.ts';
 import type { Params } from './template.ts';
 
 /** One parameter set a generator produced. */
@@ -20,8 +21,11 @@ export interface ClusterSecret {
   deleting: boolean;
 }
 
-/** Where the clusters generator finds cluster Secrets (the API server; a table in unit tests). */
-export type ListClusters = () => Promise<ClusterSecret[]>;
+/** Where generators read from: cluster Secrets and source artifacts (the API server and the ArtifactCache). */
+export interface GeneratorInputs {
+  listClusters: () => Promise<ClusterSecret[]>;
+  readArtifact: ReadArtifact;
+}
 
 /** A generator that cannot produce elements: which one and why. */
 export class GeneratorError extends Error {
@@ -94,7 +98,7 @@ function valueAt(params: Params, path: string): unknown {
   return cur;
 }
 
-async function leaf(gen: LeafGenerator, listClusters: ListClusters): Promise<Element[]> {
+async function leaf(gen: LeafGenerator, inputs: GeneratorInputs): Promise<Element[]> {
   const kinds = Object.keys(gen).filter((k) => gen[k as keyof LeafGenerator] !== undefined);
   if (kinds.length !== 1)
     throw new GeneratorError(
@@ -103,8 +107,18 @@ async function leaf(gen: LeafGenerator, listClusters: ListClusters): Promise<Ele
   if (gen.list) {
     return gen.list.elements.map((e) => ({ params: e, labels: stringLabels(e.labels) }));
   }
+  if (gen.directories)
+    return (await directoryElements(gen.directories, inputs.readArtifact)).map((params) => ({
+      params,
+      labels: {},
+    }));
+  if (gen.files)
+    return (await fileElements(gen.files, inputs.readArtifact)).map((params) => ({
+      params,
+      labels: stringLabels(params.labels),
+    }));
   const spec = gen.clusters!;
-  const secrets = await listClusters();
+  const secrets = await inputs.listClusters();
   return secrets
     .filter((s) => !s.deleting && matchesLabelSelector(spec.selector, s.labels))
     .map((s) => ({
@@ -123,20 +137,20 @@ async function leaf(gen: LeafGenerator, listClusters: ListClusters): Promise<Ele
 }
 
 /** The elements of one generator (matrix and merge over leaf generators). */
-export async function generate(gen: Generator, listClusters: ListClusters): Promise<Element[]> {
+export async function generate(gen: Generator, inputs: GeneratorInputs): Promise<Element[]> {
   if (gen.matrix) {
     const [a, b] = gen.matrix.generators;
-    const left = await leaf(a!, listClusters);
-    const right = await leaf(b!, listClusters);
+    const left = await leaf(a!, inputs);
+    const right = await leaf(b!, inputs);
     return left.flatMap((l) => right.map((r) => mergeElements(l, r)));
   }
   if (gen.merge) {
     const [first, ...rest] = gen.merge.generators;
     const keys = gen.merge.mergeKeys;
     const keyOf = (e: Element) => JSON.stringify(keys.map((k) => valueAt(e.params, k) ?? null));
-    let base = await leaf(first!, listClusters);
+    let base = await leaf(first!, inputs);
     for (const g of rest) {
-      const overlay = new Map((await leaf(g, listClusters)).map((e) => [keyOf(e), e]));
+      const overlay = new Map((await leaf(g, inputs)).map((e) => [keyOf(e), e]));
       base = base.map((e) => {
         const o = overlay.get(keyOf(e));
         return o ? mergeElements(e, o) : e;
@@ -144,18 +158,15 @@ export async function generate(gen: Generator, listClusters: ListClusters): Prom
     }
     return base;
   }
-  return leaf(gen, listClusters);
+  return leaf(gen, inputs);
 }
 
 /** Every generator's elements, concatenated in order. */
-export async function generateAll(
-  gens: readonly Generator[],
-  listClusters: ListClusters,
-): Promise<Element[]> {
+export async function generateAll(gens: readonly Generator[], inputs: GeneratorInputs): Promise<Element[]> {
   const out: Element[] = [];
   for (const [i, g] of gens.entries()) {
     try {
-      out.push(...(await generate(g, listClusters)));
+      out.push(...(await generate(g, inputs)));
     } catch (err) {
       throw new GeneratorError(`generator ${i + 1}: ${(err as Error).message}`);
     }

@@ -21,6 +21,7 @@ import {
   step,
   WaitingError,
 } from '@mooring/runtime';
+import type { ReadArtifact } from './artifact-generators.ts';
 import type { ClusterProbe } from './cluster-probe.ts';
 import { type ClusterSecret, type Element, GeneratorError, generateAll } from './generators.ts';
 import { type LiveState, type PlanMember, planRollout, type RolloutPlan } from './plan-rollout.ts';
@@ -43,6 +44,8 @@ export const SET_FIELD_MANAGER = 'mooring-kustomizationset';
 export interface SetDeps {
   client: KubeClient;
   probe: ClusterProbe;
+  /** The extracted artifact of a directories/files generator's source. */
+  readArtifact: (set: KustomizationSet, sourceRef: Parameters<ReadArtifact>[0]) => Promise<{ dir: string }>;
   impersonate: Impersonation | undefined;
 }
 
@@ -104,7 +107,10 @@ async function readClusters(run: SetRun): Promise<undefined> {
 /** Generator errors keep everything: nothing is written or deleted on a partial picture. */
 async function generateElements(run: SetRun): Promise<undefined> {
   try {
-    run.elements = await generateAll(run.obj.spec.generators, async () => run.secrets);
+    run.elements = await generateAll(run.obj.spec.generators, {
+      listClusters: async () => run.secrets,
+      readArtifact: (ref) => run.deps.readArtifact(run.obj, ref),
+    });
   } catch (err) {
     if (err instanceof GeneratorError)
       throw new RetryableError(
