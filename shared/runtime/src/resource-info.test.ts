@@ -39,6 +39,23 @@ describe('resourceInfoOf', () => {
       want: { ready: 'Unknown', suspended: true, revision: 'v1@sha1:def', sourceKind: '', sourceName: '' },
     },
     {
+      what: "a HelmRelease: its chart template's sourceRef",
+      obj: {
+        apiVersion: 'helm.mooring.dev/v2',
+        kind: 'HelmRelease',
+        metadata: meta,
+        spec: { chart: { spec: { chart: 'app', sourceRef: { kind: 'HelmRepository', name: 'charts' } } } },
+        status: { history: [{ chartVersion: '1.2.0' }, { chartVersion: '1.1.0' }] },
+      },
+      want: {
+        ready: 'Unknown',
+        suspended: false,
+        revision: '1.2.0',
+        sourceKind: 'HelmRepository',
+        sourceName: 'charts',
+      },
+    },
+    {
       what: 'an object never reconciled',
       obj: { apiVersion: 'v1', kind: 'Alert', metadata: meta },
       want: { ready: 'Unknown', suspended: false, revision: '', sourceKind: '', sourceName: '' },
