@@ -42,6 +42,10 @@ test('npm run demo -- --once walks through sync, promotion, drift, a refused com
   const out = output();
   assert.equal(code, 0, out);
   const expectations: [string, RegExp][] = [
+    [
+      'the web UI is served on loopback with its token',
+      /web UI: http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{20,}/,
+    ],
     ['the stack is applied with pods Ready', /infra, then apps, applied in \d+ ms, pods Ready/],
     [
       'the table shows both Kustomizations Ready',
@@ -152,6 +156,9 @@ test('while npm run demo keeps running, its printed commands work as printed and
       const r = await run(line);
       assert.equal(r.code, 0, `${line}\n${r.out}`);
     }
+    const webUi = /^Web UI, while this runs: (\S+)$/m.exec(out)?.[1];
+    assert.ok(webUi, 'the demo prints its web UI URL');
+    assert.equal((await fetch(webUi)).status, 200, 'the web UI serves its page');
     const client = await KubeClient.fromKubeconfig(kubeconfig);
     try {
       const lease = await client.get(LOCAL_OPERATORS_LEASE);

@@ -616,9 +616,9 @@ try {
   say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
   say(`  npx mooring trace deployment sentiment-api -n ${APP_NS}   # which Kustomization and commit`);
   say(`  npx mooring history helmrelease node-agent -n ${NS}   # the agent's Helm revisions`);
-  if (ui && !values.once) say(`  open ${ui.url}   # the web UI, while the demo runs (or: npx mooring ui)`);
   say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
   say('  hack/control-plane down      # stop the control plane and remove its data');
+  if (ui && !values.once) say(`\nWeb UI, while this runs: ${ui.url}`);
   if (values.once) {
     say('\nStatus at the end:');
     await statusTable();
