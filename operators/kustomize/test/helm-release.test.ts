@@ -25,6 +25,7 @@ import {
 
 const run = promisify(execFile);
 const HELM = join(import.meta.dirname, '../../../bin/helm');
+const KUBECTL = join(import.meta.dirname, '../../../bin/kubectl');
 
 let stack: HelmStack;
 let ns: string;
@@ -171,27 +172,41 @@ describe('HelmRelease lifecycle', () => {
     assert.equal((await configMap(`${name}-config`))?.data?.chartVersion, '0.2.0');
   });
 
-  test('a hand edit is reverted on the next reconcile, with no new release revision', async () => {
-    await stack.client.mergePatch(
-      { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: `${name}-config` },
-      { data: { greeting: 'edited by hand' } },
-    );
+  test('a hand edit is reverted on the next reconcile, with an event naming its field manager and no new release revision', async () => {
+    await run(KUBECTL, [
+      '--kubeconfig',
+      stack.kubeconfig,
+      '-n',
+      ns,
+      'patch',
+      'configmap',
+      `${name}-config`,
+      '--type',
+      'merge',
+      '--field-manager',
+      'kubectl-edit',
+      '-p',
+      JSON.stringify({ data: { greeting: 'edited by hand' } }),
+    ]);
     await requestReconcile(stack, HELM_API_VERSION, 'HelmRelease', name);
     await eventually(
       'the edit reverted',
       async () => (await configMap(`${name}-config`))?.data?.greeting === 'bonjour',
       60_000,
     );
-    await eventually(
+    const event = await eventually(
       'a DriftDetected event naming the ConfigMap',
       async () => {
         const list = await stack.client.list('v1', 'Event', { namespace: ns });
-        return list.items.some((e) => {
-          const ev = e as unknown as { reason?: string; message?: string };
-          return ev.reason === 'DriftDetected' && ev.message?.includes(`ConfigMap/${ns}/${name}-config`);
-        });
+        return list.items
+          .map((e) => e as unknown as { reason?: string; message?: string })
+          .find((e) => e.reason === 'DriftDetected' && e.message?.includes(`ConfigMap/${ns}/${name}-config`));
       },
       30_000,
+    );
+    assert.match(
+      event.message ?? '',
+      new RegExp(`ConfigMap/${ns}/${name}-config configured \\(changed by kubectl-edit\\)`),
     );
     assert.equal((await records(name)).at(-1)?.version, 3);
   });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { ApiError, FIELD_MANAGER, type Impersonation, type KubeClient } from '@mooring/runtime';
 import type { ObjectRef } from '../inventory.ts';
 import { wouldChange } from './compare.ts';
-import { takeOverForeignFields } from './managed-fields.ts';
+import { driftedFieldManagers, takeOverForeignFields } from './managed-fields.ts';
 import { type Manifest, objectPolicy } from './object-policy.ts';
 import { byStage } from './stages.ts';
 
@@ -13,6 +13,8 @@ export interface ApplyChange {
   action: ApplyAction;
   /** The object as the API server holds it after this pass (absent when skipped and missing). */
   live?: Manifest;
+  /** For a live object this pass changed: the other field managers owning what differed (who drifted it). */
+  changedBy?: string[];
 }
 
 export interface ApplySetOptions {
@@ -116,6 +118,7 @@ interface Plan {
   payloadHash: string;
   write?: 'apply' | 'take-over' | 'recreate';
   takeOver?: unknown;
+  changedBy?: string[];
 }
 
 async function refOf(obj: Manifest, opts: ApplySetOptions): Promise<{ ref: ObjectRef; obj: Manifest }> {
@@ -202,13 +205,14 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
         return { ...unchanged, write: 'recreate' };
       throw err;
     }
+    const changedBy = live ? driftedFieldManagers(live, dry, FIELD_MANAGER) : [];
     // kubectl's edits are taken over even when the dry run (which forces ownership) sees no change.
-    if (takeOver) return { ...unchanged, write: 'take-over', takeOver };
+    if (takeOver) return { ...unchanged, write: 'take-over', takeOver, changedBy };
     if (live && !wouldChange(live, dry)) {
       if (version) opts.knownVersions?.set(id, `${version}|${unchanged.payloadHash}`);
       return unchanged;
     }
-    return { ...unchanged, write: 'apply' };
+    return { ...unchanged, write: 'apply', changedBy };
   } catch (err) {
     if (err instanceof ApplyError) throw err;
     throw new ApplyError(ref, `${describe(ref)}: ${(err as Error).message}`);
@@ -243,7 +247,8 @@ async function execute(plan: Plan, opts: ApplySetOptions): Promise<ApplyChange> 
       throw err;
     }
     remember(result.metadata.resourceVersion as string | undefined);
-    return { ref, action: live ? 'configured' : 'created', live: result };
+    const changedBy = plan.changedBy?.length ? { changedBy: plan.changedBy } : {};
+    return { ref, action: live ? 'configured' : 'created', live: result, ...changedBy };
   } catch (err) {
     if (err instanceof ApplyError) throw err;
     throw new ApplyError(ref, `${describe(ref)}: ${(err as Error).message}`);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Manifest } from './object-policy.ts';
 
 export interface ManagedFieldsEntry {
@@ -53,4 +54,38 @@ export function takeOverForeignFields(
   }
   for (const e of foreign) ours.fieldsV1 = mergeFields(ours.fieldsV1 ?? {}, e.fieldsV1 ?? {});
   return kept;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Whether `fields` (a FieldsV1 set) owns a field that differs between `live` and `desired`. */
+function ownsDifference(fields: Record<string, unknown>, live: unknown, desired: unknown): boolean {
+  if (!isMap(live) || !isMap(desired)) return !isDeepStrictEqual(live, desired);
+  for (const key of new Set([...Object.keys(live), ...Object.keys(desired)])) {
+    if (isDeepStrictEqual(live[key], desired[key])) continue;
+    const owned = fields[`f:${key}`];
+    if (!isMap(owned)) continue;
+    // A list's items are keyed in FieldsV1 (k:, v:, i:): owning any part of a changed list counts.
+    if (!isMap(live[key]) || !isMap(desired[key])) return true;
+    if (ownsDifference(owned, live[key], desired[key])) return true;
+  }
+  return false;
+}
+
+/**
+ * The field managers other than `ours` that own a field where the live object differs from what
+ * we would apply (`desired`, the server's dry run): who changed it behind our back. Status
+ * subresource entries are not edits of the object's intent.
+ */
+export function driftedFieldManagers(live: Manifest, desired: Manifest, ours: string): string[] {
+  const entries = (live.metadata.managedFields as ManagedFieldsEntry[] | undefined) ?? [];
+  const { status: _ls, ...liveSpec } = live;
+  const { status: _ds, ...desiredSpec } = desired;
+  const names = new Set<string>();
+  for (const e of entries) {
+    if (!e.manager || e.manager === ours || e.subresource || !e.fieldsV1) continue;
+    if (ownsDifference(e.fieldsV1, liveSpec, desiredSpec)) names.add(e.manager);
+  }
+  return [...names].sort();
 }

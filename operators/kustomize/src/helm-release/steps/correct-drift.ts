@@ -1,11 +1,14 @@
 // Nothing new to release: the deployed release's objects are compared with the cluster. `enabled`
 // (Mooring's default) applies them again, so a hand edit is reverted, and names each object it
-// put back; `warn` only reports; `disabled` leaves the cluster alone. No release revision is made.
+// put back with the field managers that had changed it (from its managedFields); `warn` only reports; `disabled` leaves the cluster alone. No release revision is made.
 import { Reason } from '@mooring/api';
 import { FIELD_MANAGER } from '@mooring/runtime';
+import type { ApplyChange } from '../../apply/apply-set.ts';
 import { wouldChange } from '../../apply/compare.ts';
+import { driftedFieldManagers } from '../../apply/managed-fields.ts';
 import type { Manifest } from '../../apply/object-policy.ts';
-import { applyRelease, changeSummary } from '../apply-release.ts';
+import { refToString } from '../../inventory.ts';
+import { applyRelease } from '../apply-release.ts';
 import { type HelmReleaseRun, need } from '../helm-release-run.ts';
 import { withOwnership } from '../render-release.ts';
 
@@ -25,9 +28,24 @@ export async function correctDrift(run: HelmReleaseRun): Promise<undefined> {
     return undefined;
   }
   const changes = await applyRelease(run, release, { force: false, what: 'correcting drift' });
-  const summary = changeSummary(changes);
+  const summary = driftSummary(changes);
   if (summary) run.ctx.event('info', Reason.DriftDetected, `drift corrected:\n${summary}`);
   return undefined;
+}
+
+/** `by <managers>` when the managedFields name who changed an object; nothing when none do. */
+const changedBy = (managers: string[] | undefined) => (managers?.length ? ` by ${managers.join(', ')}` : '');
+
+/** One line per object put back, naming the field managers whose edit it reverted. */
+function driftSummary(changes: ApplyChange[]): string {
+  return changes
+    .filter((c) => c.action !== 'unchanged' && c.action !== 'skipped')
+    .map((c) =>
+      c.action === 'created'
+        ? `${refToString(c.ref)} created (it was missing)`
+        : `${refToString(c.ref)} ${c.action} (changed${changedBy(c.changedBy)})`,
+    )
+    .join('\n');
 }
 
 /** The objects whose server-side dry run differs from the live object (or that are missing). */
@@ -55,7 +73,8 @@ async function driftedObjects(run: HelmReleaseRun, objects: Manifest[]): Promise
       dryRun: true,
       impersonate: run.impersonate,
     });
-    if (wouldChange(live, dry)) out.push(name);
+    if (wouldChange(live, dry))
+      out.push(`${name} (changed${changedBy(driftedFieldManagers(live, dry, FIELD_MANAGER))})`);
   }
   return out;
 }
