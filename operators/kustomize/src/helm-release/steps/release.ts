@@ -8,6 +8,7 @@ import { clusterLookup } from '../../helm-lookup.ts';
 import { applyRelease, changeSummary, waitForRelease } from '../apply-release.ts';
 import { type HelmReleaseRun, need, type ReleaseManifest } from '../helm-release-run.ts';
 import { releaseFromRecord, renderRelease } from '../render-release.ts';
+import { ensureTargetNamespace } from '../target-namespace.ts';
 import { deleteReleaseObjects } from '../uninstall.ts';
 import { retriesExhausted } from './read-history.ts';
 
@@ -187,6 +188,7 @@ export async function release(run: HelmReleaseRun): Promise<undefined> {
   status.lastAttemptedRevision = chart.revision;
   status.lastAttemptedConfigDigest = need(run.configDigest, 'the values');
   status.lastAttemptedReleaseAction = action;
+  if (action === 'install') await ensureTargetNamespace(run);
 
   await store.prune(placement.releaseName, obj.spec.maxHistory ?? DEFAULT_MAX_HISTORY);
   const record = recordOf(
@@ -300,7 +302,31 @@ async function failed(
 
 /** Flux's rollback remediation: the last deployed record's manifest applied again as a new revision. */
 async function rollback(run: HelmReleaseRun, to: ReleaseRecord, version: number): Promise<void> {
-  const { ctx, obj, placement } = run;
+  const { ctx, placement } = run;
+  try {
+    await rollbackTo(run, to, version);
+  } catch (err) {
+    const message = `Helm rollback to v${to.version} failed: ${(err as Error).message}`;
+    ctx.setCondition(ConditionType.Remediated, 'False', Reason.RollbackFailed, message);
+    ctx.event('error', Reason.RollbackFailed, message);
+    return;
+  }
+  const message = `Helm rollback to previous release ${placement.storageNamespace}/${placement.releaseName}.v${to.version} succeeded (as v${version})`;
+  ctx.setCondition(ConditionType.Remediated, 'True', Reason.RollbackSucceeded, message);
+  ctx.event('info', Reason.RollbackSucceeded, message);
+}
+
+/**
+ * Helm's rollback: record `to`'s manifest, hooks, chart and values as revision `version`
+ * (pending-rollback), run pre-rollback hooks, apply, prune, wait, post-rollback hooks, then mark it
+ * deployed and the others superseded. A failure marks the record failed and rethrows.
+ */
+export async function rollbackTo(
+  run: HelmReleaseRun,
+  to: ReleaseRecord,
+  version: number,
+): Promise<ReleaseRecord> {
+  const { obj, placement } = run;
   const store = need(run.store, 'the release store');
   const release = releaseFromRecord(to.manifest ?? '', to.hooks);
   const record = recordOf(run, version, release, 'pending-rollback', `Rollback to ${to.version}`, to);
@@ -320,16 +346,13 @@ async function rollback(run: HelmReleaseRun, to: ReleaseRecord, version: number)
         description: `Rollback "${placement.releaseName}" failed: ${(err as Error).message}`,
       },
     });
-    const message = `Helm rollback to v${to.version} failed: ${(err as Error).message}`;
-    ctx.setCondition(ConditionType.Remediated, 'False', Reason.RollbackFailed, message);
-    ctx.event('error', Reason.RollbackFailed, message);
-    return;
+    throw err;
   }
-  await store.update({ ...record, info: { ...record.info, status: 'deployed' } });
+  const deployed: ReleaseRecord = { ...record, info: { ...record.info, status: 'deployed' } };
+  await store.update(deployed);
   await supersedeOthers(run, version);
-  const message = `Helm rollback to previous release ${placement.storageNamespace}/${placement.releaseName}.v${to.version} succeeded (as v${version})`;
-  ctx.setCondition(ConditionType.Remediated, 'True', Reason.RollbackSucceeded, message);
-  ctx.event('info', Reason.RollbackSucceeded, message);
+  run.rendered = release;
+  return deployed;
 }
 
 /** Flux's uninstall remediation: the failed release's objects deleted, its record marked uninstalled. */
