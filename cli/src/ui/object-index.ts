@@ -182,7 +182,11 @@ export class ObjectIndex {
       counts,
       namespaces: [...namespaces].sort(),
       kinds: [...this.#informers.keys()],
-      unavailable: Object.fromEntries(this.#unavailable),
+      // A kind that listed once and then lost a watch is still served from its cache: only kinds
+      // never listed (forbidden, CRD missing) are reported.
+      unavailable: Object.fromEntries(
+        [...this.#unavailable].filter(([kind]) => !this.#informers.get(kind)?.informer.hasSynced()),
+      ),
     };
   }
 }
