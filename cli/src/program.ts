@@ -14,6 +14,7 @@ import { registerInstall } from './commands/install.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerObjectCommands } from './commands/objects.ts';
 import { registerReconcile } from './commands/reconcile.ts';
+import { registerRollback } from './commands/rollback.ts';
 import { registerTrace } from './commands/trace.ts';
 import { registerUi } from './commands/ui.ts';
 import { cliVersion, registerVersion } from './commands/version.ts';
@@ -46,6 +47,7 @@ export function buildProgram(): Command {
   registerTrace(program);
   registerUi(program);
   registerHistory(program);
+  registerRollback(program);
   registerEnvsubst(program);
   registerImportFlux(program);
   registerArtifacts(program);

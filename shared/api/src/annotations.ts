@@ -41,3 +41,10 @@ export const SUBSTITUTE_DISABLED = 'disabled';
 /** `Disabled` skips SOPS decryption of an object. */
 export const DECRYPT_ANNOTATION = 'kustomize.mooring.dev/decrypt';
 export const DECRYPT_DISABLED = 'Disabled';
+
+/**
+ * `mooring rollback helmrelease` asks for a rollback with `<revision>@<when>`: the operator makes
+ * that Helm revision's manifest the deployed release again, once per distinct value, and holds it
+ * until the chart or values change (status.rollbackHold).
+ */
+export const ROLLBACK_ANNOTATION = 'helm.mooring.dev/rollbackTo';

@@ -326,6 +326,24 @@ export const HelmReleaseStatus = ReconcileStatus(
     lastHandledForceAt: Type.Optional(
       Type.String({ description: 'Last handled reconcile.mooring.dev/forceAt.' }),
     ),
+    lastHandledRollbackAt: Type.Optional(
+      Type.String({ description: 'Last handled value of the helm.mooring.dev/rollbackTo annotation.' }),
+    ),
+    rollbackHold: Type.Optional(
+      Type.Object(
+        {
+          version: Int64({ description: 'The Helm revision rolled back to.' }),
+          chartRevision: Type.String({
+            description: 'Chart revision desired when the rollback was asked for.',
+          }),
+          configDigest: Type.String({ description: 'Digest of the values desired then.' }),
+        },
+        {
+          description:
+            'A rollback asked for by a user, kept (drift corrected against it) until the chart or values change.',
+        },
+      ),
+    ),
     inventory: Type.Optional(withDescription(ResourceInventory, 'Objects of the deployed release.')),
   },
   'Observed state of the HelmRelease.',

@@ -68,8 +68,12 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
     const outcome = await runSteps(HELM_RELEASE_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
     const latest = run.status.history?.[0];
     const chart = run.chart!;
+    const hold = run.status.rollbackHold;
+    const held = hold
+      ? ` (rolled back to v${hold.version} as asked; held until the chart or values change)`
+      : '';
     const message = latest
-      ? `Helm release ${latest.namespace}/${latest.name}.v${latest.version} ${latest.status} with chart ${latest.chartName}@${latest.chartVersion}`
+      ? `Helm release ${latest.namespace}/${latest.name}.v${latest.version} ${latest.status} with chart ${latest.chartName}@${latest.chartVersion}${held}`
       : `chart ${chart.name}@${chart.version} released`;
     const reason =
       run.action === 'install'

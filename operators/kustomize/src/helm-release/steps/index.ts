@@ -5,6 +5,7 @@ import { checkDependencies, composeReleaseValues, resolveChart, validateSpec } f
 import { readHistory } from './read-history.ts';
 import { recordStatus } from './record-status.ts';
 import { release, render } from './release.ts';
+import { rollbackRequest } from './rollback-request.ts';
 
 /** A HelmRelease's reconcile, in order; docs/architecture.md lists the same steps. */
 export const HELM_RELEASE_STEPS: readonly Step<HelmReleaseRun>[] = [
@@ -13,6 +14,7 @@ export const HELM_RELEASE_STEPS: readonly Step<HelmReleaseRun>[] = [
   step('check dependencies', checkDependencies),
   step('compose values', composeReleaseValues),
   step('read release history', readHistory),
+  step('rollback request', rollbackRequest),
   step('render', render),
   step('install or upgrade', release),
   step('correct drift', correctDrift),

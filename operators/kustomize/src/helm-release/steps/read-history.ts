@@ -1,7 +1,7 @@
 // Where the release stands: its records in the storage namespace (Helm's own, whoever wrote them),
 // an operation left pending by a process that died marked failed so the release can proceed, and
 // what this reconcile must do: install, upgrade, or nothing new (drift correction only).
-import { HELM_NAME_LABEL, HELM_NAMESPACE_LABEL, Reason } from '@mooring/api';
+import { HELM_NAME_LABEL, HELM_NAMESPACE_LABEL, Reason, ROLLBACK_ANNOTATION } from '@mooring/api';
 import {
   helmTime,
   isPendingStatus,
@@ -90,7 +90,16 @@ export async function readHistory(run: HelmReleaseRun): Promise<undefined> {
   const failures = run.action === 'install' ? (status.installFailures ?? 0) : (status.upgradeFailures ?? 0);
   const retries =
     (run.action === 'install' ? spec.install?.remediation?.retries : spec.upgrade?.remediation?.retries) ?? 0;
-  if (!desiredChanged && failures > 0 && retriesExhausted(failures, retries)) {
+  // A rollback the user asked for (or holds) is not another try of this spec: let it through.
+  const rollback = run.obj.metadata.annotations?.[ROLLBACK_ANNOTATION];
+  const rollbackAsked = !!rollback && rollback !== status.lastHandledRollbackAt;
+  if (
+    !desiredChanged &&
+    !rollbackAsked &&
+    !status.rollbackHold &&
+    failures > 0 &&
+    retriesExhausted(failures, retries)
+  ) {
     throw new StalledError(
       Reason.RetriesExceeded,
       `${run.action} of chart ${chart.name}@${chart.version} failed ${failures} times (retries: ${retries}); change the chart or values to try again`,
