@@ -1,4 +1,4 @@
-import { FIELD_MANAGER, type Kustomization } from '@mooring/api';
+import { FIELD_MANAGER, type Kustomization, type ResourceInventory } from '@mooring/api';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
@@ -44,9 +44,15 @@ function patchOf(id: string, before: KubeObject | undefined, after: KubeObject |
  * Server-side dry-run applies each rendered object as the operator would (its field manager,
  * forced) and diffs the result against the live object; prunable inventory entries show as deleted.
  */
+/** What the diff needs of the object that applies: its namespace, whether it prunes, its inventory. */
+export type DiffOwner = Pick<Kustomization, 'metadata'> & {
+  spec: { prune?: boolean };
+  status?: { inventory?: ResourceInventory };
+};
+
 export async function diffAgainstCluster(
   client: KubeClient,
-  ks: Kustomization,
+  ks: DiffOwner,
   rendered: KubeObject[],
 ): Promise<ObjectDiff[]> {
   const out: ObjectDiff[] = [];

@@ -30,6 +30,33 @@ export function registerBuild(program: Command): void {
       });
     });
   buildCmd
+    .command('helmrelease')
+    .alias('hr')
+    .description(
+      "render a local chart as the HelmRelease would: its values (valuesFrom, values), install or upgrade and revision from the release history, the cluster's .Capabilities, post-renderers and ownership marks",
+    )
+    .argument('<name>', 'HelmRelease name')
+    .requiredOption('--chart <dir|tgz>', 'local chart to render (a directory or a packaged .tgz)')
+    .option(
+      '-f, --values <file>',
+      'local values file merged over the HelmRelease values (repeatable)',
+      collect,
+    )
+    .action(async (name: string, opts: { chart: string; values?: string[] }, cmd: Command) => {
+      const { getHelmRelease } = await import('../release-history.ts');
+      const { renderHelmReleaseLocally } = await import('../helm-release-local.ts');
+      const { objectsToYAML } = await import('../render-local.ts');
+      await sessionOf(cmd).use(async (client, namespace) => {
+        const hr = await getHelmRelease(client, namespace, name);
+        const release = await renderHelmReleaseLocally(client, hr, opts.chart, opts.values);
+        process.stdout.write(objectsToYAML(release.objects));
+        for (const hook of release.hooks ?? [])
+          process.stdout.write(
+            `---\n# hook ${(hook.events ?? []).join(',')} (weight ${hook.weight}): ${hook.path}\n${(hook.manifest ?? '').trim()}\n`,
+          );
+      });
+    });
+  buildCmd
     .command('helmchart')
     .alias('hc')
     .description(

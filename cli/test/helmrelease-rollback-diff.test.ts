@@ -1,13 +1,18 @@
-// `mooring rollback helmrelease` through the CLI, against the kustomize operator running in this
+// `mooring rollback|build|diff helmrelease` through the CLI, against the kustomize operator running in this
 // process on the control plane with workloads: the revision asked for becomes the deployed
 // release again (a new Helm revision, as helm rollback records it), it holds while Git is
 // unchanged, and new values in Git end the hold.
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { HELM_API_VERSION, type HelmRelease } from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
 import { eventually, uniqueName } from '@mooring/test/harness';
+import { parseAllDocuments } from 'yaml';
 import {
+  CHART_DIR,
   chartRepo,
   chartSpec,
   type HelmStack,
@@ -102,4 +107,64 @@ test('rollback helmrelease restores a revision, holds it, and new values in Git 
   );
   assert.equal((fixed as HelmRelease).status?.rollbackHold, undefined);
   assert.equal(await greeting(name), 'fixed');
+});
+
+test('build and diff helmrelease render a local chart as the operator would; the diff shows a hand edit and masks Secrets', async () => {
+  const ns = stack.namespace;
+  const env = { KUBECONFIG: stack.kubeconfig };
+  const name = uniqueName('df');
+  const source = await chartRepo(stack);
+  await stack.client.create({
+    apiVersion: HELM_API_VERSION,
+    kind: 'HelmRelease',
+    metadata: { name, namespace: ns },
+    spec: { interval: '10m', timeout: '2m', chart: chartSpec(source.name), values: { greeting: 'hello' } },
+  } as KubeObject);
+  await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 1, 180_000);
+
+  const built = await mooring(['build', 'helmrelease', name, '-n', ns, '--chart', CHART_DIR], { env });
+  assert.equal(built.code, 0, built.stderr);
+  const config = parseAllDocuments(built.stdout)
+    .map((d) => d.toJS() as KubeObject & { data?: Record<string, string> })
+    .find((o) => o?.kind === 'ConfigMap' && o.metadata.name === `${name}-config`);
+  // What the next reconcile would apply: an upgrade to revision 2 with the HelmRelease's values and marks.
+  assert.deepEqual(
+    {
+      greeting: config?.data?.greeting,
+      revision: config?.data?.revision,
+      isUpgrade: config?.data?.isUpgrade,
+    },
+    { greeting: 'hello', revision: '2', isUpgrade: 'true' },
+  );
+  assert.equal(config?.metadata.labels?.['helm.mooring.dev/name'], name);
+  assert.equal(config?.metadata.annotations?.['meta.helm.sh/release-name'], name);
+
+  await stack.client.mergePatch(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: `${name}-config` },
+    { data: { greeting: 'tampered' } },
+  );
+  // A local copy of the chart with a Secret, its value from a local values file.
+  const chart = mkdtempSync(join(tmpdir(), 'mooring-diff-chart-'));
+  cpSync(CHART_DIR, chart, { recursive: true });
+  writeFileSync(
+    join(chart, 'templates/secret.yaml'),
+    'apiVersion: v1\nkind: Secret\nmetadata:\n  name: {{ .Release.Name }}-token\nstringData:\n  token: {{ .Values.token | quote }}\n',
+  );
+  writeFileSync(join(chart, 'local.yaml'), 'token: s3cr3t-value\n');
+  const diff = await mooring(
+    ['diff', 'hr', name, '-n', ns, '--chart', chart, '-f', join(chart, 'local.yaml')],
+    { env },
+  );
+  assert.equal(diff.code, 1, `${diff.stdout}${diff.stderr}`);
+  assert.match(diff.stdout, new RegExp(`► ConfigMap/${ns}/${name}-config configured`));
+  assert.match(diff.stdout, /^-\s+greeting: tampered$/m);
+  assert.match(diff.stdout, /^\+\s+greeting: hello$/m);
+  assert.match(diff.stdout, new RegExp(`► Secret/${ns}/${name}-token created`));
+  assert.ok(!diff.stdout.includes('s3cr3t-value'), 'the Secret value is masked');
+  assert.ok(
+    !diff.stdout.includes(Buffer.from('s3cr3t-value').toString('base64')),
+    'and not shown base64-encoded',
+  );
+  assert.match(diff.stderr, /would change in an upgrade to revision 2/);
+  rmSync(chart, { recursive: true, force: true });
 });
