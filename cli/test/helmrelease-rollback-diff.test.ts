@@ -167,4 +167,12 @@ test('build and diff helmrelease render a local chart as the operator would; the
   );
   assert.match(diff.stderr, /would change in an upgrade to revision 2/);
   rmSync(chart, { recursive: true, force: true });
+
+  // reconcile --with-source: the HelmChart the operator keeps for spec.chart first, then the
+  // release, whose drift correction puts the hand edit back.
+  const rec = await mooring(['reconcile', 'hr', name, '-n', ns, '--with-source', '--timeout', '3m'], { env });
+  assert.equal(rec.code, 0, `${rec.stdout}${rec.stderr}`);
+  assert.match(rec.stdout, new RegExp(`✔ HelmChart ${ns}/${ns}-${name} reconciled`));
+  assert.match(rec.stdout, new RegExp(`✔ HelmRelease ${ns}/${name} reconciled`));
+  assert.equal(await greeting(name), 'hello');
 });

@@ -1,9 +1,25 @@
+import type { KubeObject } from '@mooring/runtime';
 import type { Command } from 'commander';
 import { sessionOf } from '../session.ts';
 
 interface ReconcileFlags {
   withSource?: boolean;
   timeout: string;
+}
+
+type SourceRef = { kind: string; name: string; namespace?: string };
+
+/**
+ * What --with-source reconciles first: a Kustomization's spec.sourceRef; a HelmRelease's
+ * spec.chartRef, else the HelmChart the operator keeps for its spec.chart (status.helmChart).
+ */
+function sourceOf(obj: KubeObject): SourceRef | undefined {
+  const spec = obj.spec as { sourceRef?: SourceRef; chartRef?: SourceRef } | undefined;
+  if (spec?.sourceRef) return spec.sourceRef;
+  if (spec?.chartRef) return spec.chartRef;
+  const chart = (obj.status as { helmChart?: string } | undefined)?.helmChart;
+  const [namespace, name] = chart?.split('/') ?? [];
+  return namespace && name ? { kind: 'HelmChart', namespace, name } : undefined;
 }
 
 /** `mooring reconcile <kind> <name> [--with-source]`: asks for a reconcile now and shows the result. */
@@ -46,8 +62,7 @@ export function registerReconcile(program: Command): void {
         };
         if (flags.withSource) {
           const obj = await getObject(client, def, namespace, name);
-          const ref = (obj.spec as { sourceRef?: { kind: string; name: string; namespace?: string } })
-            .sourceRef;
+          const ref = sourceOf(obj);
           const srcDef = KINDS.find((k) => k.kind === ref?.kind);
           if (!ref || !srcDef)
             throw new CliError(

@@ -1,4 +1,9 @@
-import type { HelmRelease } from '@mooring/api';
+import {
+  type HelmRelease,
+  releaseNameOf,
+  releaseStorageNamespace,
+  releaseTargetNamespace,
+} from '@mooring/api';
 
 /** Where a HelmRelease's release lives and is named, as Flux names it. */
 export interface ReleasePlacement {
@@ -11,13 +16,10 @@ export interface ReleasePlacement {
 }
 
 export function placementOf(obj: HelmRelease): ReleasePlacement {
-  const own = obj.metadata.namespace ?? 'default';
-  const { releaseName, targetNamespace, storageNamespace } = obj.spec;
   return {
-    releaseName:
-      releaseName ?? (targetNamespace ? `${targetNamespace}-${obj.metadata.name}` : obj.metadata.name!),
-    targetNamespace: targetNamespace ?? own,
-    storageNamespace: storageNamespace ?? targetNamespace ?? own,
+    releaseName: releaseNameOf(obj),
+    targetNamespace: releaseTargetNamespace(obj),
+    storageNamespace: releaseStorageNamespace(obj),
   };
 }
 
