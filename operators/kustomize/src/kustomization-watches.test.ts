@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KUSTOMIZE_API_VERSION, type Kustomization, kindApiVersion, SOURCE_KINDS } from '@mooring/api';
+import {
+  HELM_API_VERSION,
+  KUSTOMIZE_API_VERSION,
+  type Kustomization,
+  kindApiVersion,
+  SOURCE_KINDS,
+} from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
 import { type KustomizationDeps, kustomizationReconciler } from './kustomization-reconciler.ts';
 
@@ -22,10 +28,14 @@ const source = (kind: string, name: string, revision: string): KubeObject => ({
   status: { artifact: { revision } },
 });
 
-test('the Kustomization reconciler watches every source kind, at its API version, and Kustomizations', () => {
+test('the Kustomization reconciler watches every source kind, at its API version, and the kinds it may depend on', () => {
   assert.deepEqual(
     reconciler.watches?.map((w) => `${w.apiVersion} ${w.kind}`),
-    [...SOURCE_KINDS.map((k) => `${kindApiVersion(k)} ${k}`), `${KUSTOMIZE_API_VERSION} Kustomization`],
+    [
+      ...SOURCE_KINDS.map((k) => `${kindApiVersion(k)} ${k}`),
+      `${KUSTOMIZE_API_VERSION} Kustomization`,
+      `${HELM_API_VERSION} HelmRelease`,
+    ],
   );
 });
 
