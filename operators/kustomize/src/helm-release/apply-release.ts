@@ -11,6 +11,7 @@ import {
 import { RetryableError } from '@mooring/runtime';
 import { type ApplyChange, ApplyError, applySet } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
+import { stageZeroWaiter } from '../apply/stage-zero.ts';
 import { waitForHealth } from '../health.ts';
 import { evaluateHealth } from '../health-exprs.ts';
 import {
@@ -84,19 +85,7 @@ export async function applyRelease(
       signal: run.signal,
       knownVersions: known,
       adjust: ignore?.length ? (desired, live) => applyIgnoreRules(desired, live, ignore) : undefined,
-      waitForStage0: async (applied) => {
-        const ready = await waitForHealth(
-          target,
-          applied.filter((c) => c.action !== 'skipped').map((c) => c.ref),
-          { timeoutMs: 60_000, signal: run.signal, pollMs: 200 },
-        );
-        if (!ready.healthy)
-          throw new RetryableError(
-            Reason.ReconciliationFailed,
-            `CRDs and namespaces not ready: ${ready.message}`,
-          );
-        target.mapper.invalidate();
-      },
+      waitForStage0: stageZeroWaiter(target, run.signal),
     });
   } catch (err) {
     if (err instanceof ApplyError) throw new RetryableError(Reason.ReconciliationFailed, err.message);

@@ -2,7 +2,7 @@ import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
 import { type ApplyChange, ApplyError, applySet } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
-import { waitForHealth } from '../health.ts';
+import { stageZeroWaiter } from '../apply/stage-zero.ts';
 import { impersonationFor } from '../impersonation.ts';
 import { fromEntry, inventoryId, inventoryOf, type ObjectRef, refToString } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
@@ -54,19 +54,7 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
       adjust: obj.spec.ignore?.length
         ? (desired, live) => applyIgnoreRules(desired, live, obj.spec.ignore!)
         : undefined,
-      waitForStage0: async (applied) => {
-        const ready = await waitForHealth(
-          target,
-          applied.filter((c) => c.action !== 'skipped').map((c) => c.ref),
-          { timeoutMs: 60_000, signal: run.signal, pollMs: 200 },
-        );
-        if (!ready.healthy)
-          throw new RetryableError(
-            Reason.ReconciliationFailed,
-            `CRDs and namespaces not ready: ${ready.message}`,
-          );
-        target.mapper.invalidate();
-      },
+      waitForStage0: stageZeroWaiter(target, run.signal),
     });
   } catch (err) {
     if (err instanceof ApplyError) throw new RetryableError(Reason.ReconciliationFailed, err.message);
