@@ -130,6 +130,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
         await listClusterSecrets(deps.client, namespace),
         probe,
         'all',
+        impersonate(obj),
       );
       ctx.log.debug({ fieldManager: SET_FIELD_MANAGER }, 'generated Kustomizations released');
     },

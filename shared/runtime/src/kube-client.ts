@@ -276,9 +276,10 @@ export class KubeClient {
     key: ObjectKey,
     patch: unknown,
     sub?: string,
+    impersonate?: Impersonation,
   ): Promise<T> {
     const path = await this.#path(key.apiVersion, key.kind, key.namespace, key.name, sub);
-    return this.request<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_CONTENT });
+    return this.request<T>({ method: 'PATCH', path, body: patch, contentType: MERGE_CONTENT, impersonate });
   }
 
   /** RFC 6902 JSON patch, for surgical edits such as removing another manager's managedFields entry. */

@@ -194,6 +194,7 @@ async function holdClusterSecrets(run: SetRun): Promise<undefined> {
   const used = new Set(run.rendered.map((m) => m.element.clusterSecret));
   for (const s of run.secrets) {
     if (!used.has(s.name) || s.deleting || s.finalizers.includes(KUSTOMIZATION_SET_FINALIZER)) continue;
+    // As the set's identity: the operator itself only reads Secrets.
     await run.deps.client.mergePatch(
       { apiVersion: 'v1', kind: 'Secret', namespace: run.namespace, name: s.name },
       {
@@ -202,6 +203,8 @@ async function holdClusterSecrets(run: SetRun): Promise<undefined> {
           finalizers: [...s.finalizers, KUSTOMIZATION_SET_FINALIZER],
         },
       },
+      undefined,
+      run.deps.impersonate,
     );
   }
 }
@@ -278,6 +281,7 @@ export async function releaseClusterSecrets(
   secrets: readonly (ClusterSecret & { finalizers: string[] })[],
   probe: ClusterProbe,
   which: 'deleting' | 'all' = 'deleting',
+  impersonate?: Impersonation,
 ): Promise<void> {
   const deleting = secrets.filter(
     (s) => (which === 'all' || s.deleting) && s.finalizers.includes(KUSTOMIZATION_SET_FINALIZER),
@@ -292,13 +296,22 @@ export async function releaseClusterSecrets(
     await client.mergePatch(
       { apiVersion: 'v1', kind: 'Secret', namespace, name: s.name },
       { metadata: { finalizers: s.finalizers.filter((f) => f !== KUSTOMIZATION_SET_FINALIZER) } },
+      undefined,
+      impersonate,
     );
     probe.forget(namespace, s.name);
   }
 }
 
 async function release(run: SetRun): Promise<undefined> {
-  await releaseClusterSecrets(run.deps.client, run.namespace, run.secrets, run.deps.probe);
+  await releaseClusterSecrets(
+    run.deps.client,
+    run.namespace,
+    run.secrets,
+    run.deps.probe,
+    'deleting',
+    run.deps.impersonate,
+  );
 }
 
 /** The fleet status, then how the reconcile ends: Ready only when the rollout is complete. */
