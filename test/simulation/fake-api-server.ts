@@ -95,6 +95,15 @@ export const RESOURCES: readonly ResourceDef[] = [
     namespaced: true,
     statusSubresource: true,
   },
+  // Served because a Kustomization may depend on one: its reconciler watches the kind.
+  {
+    group: 'helm.mooring.dev',
+    version: 'v2',
+    kind: 'HelmRelease',
+    plural: 'helmreleases',
+    namespaced: true,
+    statusSubresource: true,
+  },
   {
     group: 'source.mooring.dev',
     version: 'v1',
