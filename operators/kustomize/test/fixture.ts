@@ -47,7 +47,8 @@ export async function startStack(prefix: string, args: string[] = []): Promise<S
     async stop() {
       await operators.stop();
       await git.close();
-      await rm(storage, { recursive: true, force: true });
+      // Retried: a write the stopping operators still finish can race the removal (ENOTEMPTY).
+      await rm(storage, { recursive: true, force: true, maxRetries: 5 });
       await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => {});
     },
   };
