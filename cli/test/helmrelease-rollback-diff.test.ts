@@ -39,18 +39,23 @@ const greeting = async (name: string) =>
     })
   )?.data?.greeting;
 
-test('rollback helmrelease restores a revision, holds it, and new values in Git end the hold', async () => {
-  const ns = stack.namespace;
-  const env = { KUBECONFIG: stack.kubeconfig };
-  const name = uniqueName('rb');
+/** The fixture chart from a repository of its own, released as `name` v1 with greeting hello. */
+async function installRelease(name: string): Promise<void> {
   const source = await chartRepo(stack);
   await stack.client.create({
     apiVersion: HELM_API_VERSION,
     kind: 'HelmRelease',
-    metadata: { name, namespace: ns },
+    metadata: { name, namespace: stack.namespace },
     spec: { interval: '10m', timeout: '2m', chart: chartSpec(source.name), values: { greeting: 'hello' } },
   } as KubeObject);
   await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 1, 180_000);
+}
+
+test('rollback helmrelease restores a revision, holds it, and new values in Git end the hold', async () => {
+  const ns = stack.namespace;
+  const env = { KUBECONFIG: stack.kubeconfig };
+  const name = uniqueName('rb');
+  await installRelease(name);
   await stack.client.mergePatch(hrKey(ns, name), { spec: { values: { greeting: 'broken-ish' } } });
   await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 2, 120_000);
   assert.equal(await greeting(name), 'broken-ish');
@@ -113,14 +118,7 @@ test('build and diff helmrelease render a local chart as the operator would; the
   const ns = stack.namespace;
   const env = { KUBECONFIG: stack.kubeconfig };
   const name = uniqueName('df');
-  const source = await chartRepo(stack);
-  await stack.client.create({
-    apiVersion: HELM_API_VERSION,
-    kind: 'HelmRelease',
-    metadata: { name, namespace: ns },
-    spec: { interval: '10m', timeout: '2m', chart: chartSpec(source.name), values: { greeting: 'hello' } },
-  } as KubeObject);
-  await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 1, 180_000);
+  await installRelease(name);
 
   const built = await mooring(['build', 'helmrelease', name, '-n', ns, '--chart', CHART_DIR], { env });
   assert.equal(built.code, 0, built.stderr);
