@@ -1,21 +1,14 @@
-import {
-  commitState,
-  eventCommit,
-  parseRepoAddress,
-  shortDescription,
-  statusContext,
-} from './commit-status.ts';
-import { jsonPost, type PayloadBuilder } from './types.ts';
+import { commitState, eventCommit, statusContext } from './commit-status.ts';
+import { commitStatusRequest } from './git-host-api.ts';
+import type { PayloadBuilder } from './types.ts';
 
 /** `gitea` (and Forgejo): POST /api/v1/repos/{owner}/{repo}/statuses/{sha} with `Authorization: token`. */
 export const gitea: PayloadBuilder = (n, p) => {
-  const repo = parseRepoAddress(p.address);
   const sha = eventCommit(n);
-  if (!repo || !sha || !p.token) return undefined;
-  return jsonPost(
-    `${repo.origin}/api/v1/repos/${repo.path}/statuses/${sha}`,
-    { state: commitState(n), context: statusContext(n), description: shortDescription(n.event.message) },
-    p,
-    { authorization: `token ${p.token}` },
-  );
+  if (!sha || !p.token) return undefined;
+  return commitStatusRequest('gitea', { address: p.address, token: p.token, headers: p.headers }, sha, {
+    state: commitState(n),
+    context: statusContext(n),
+    description: n.event.message,
+  });
 };
