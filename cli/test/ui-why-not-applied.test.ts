@@ -75,7 +75,7 @@ test('each blocking edge in one sentence, naming the object to open', () => {
       blocking: 'GitRepository/platform',
     },
     {
-      what: 'dependency not Ready names the root of the chain and its own reason',
+      what: 'dependency not Ready names every hop of the chain and the reason of its root',
       object: ks(
         'apps',
         { dependsOn: [{ name: 'infra' }] },
@@ -91,7 +91,7 @@ test('each blocking edge in one sentence, naming the object to open', () => {
         ks('crds', {}, ready('False', 'BuildFailed', 'kustomization.yaml: resource missing.yaml not found')),
       ],
       sentence:
-        /^Kustomization team\/apps depends on Kustomization team\/crds, which is not Ready \(BuildFailed: kustomization\.yaml: resource missing\.yaml not found\)\.$/,
+        /^Kustomization team\/apps depends on Kustomization team\/infra, which depends on Kustomization team\/crds, which is not Ready \(BuildFailed: kustomization\.yaml: resource missing\.yaml not found\)\.$/,
       blocking: 'Kustomization/crds',
     },
     {
@@ -179,6 +179,6 @@ test('a dependency cycle ends the walk instead of looping', () => {
   const got = whyNotApplied(a, lookupOf(goodSource, a, b));
   assert.match(
     got?.sentence ?? '',
-    /^Kustomization team\/a depends on Kustomization team\/b, which is not Ready \(DependencyCycle: /,
+    /^Kustomization team\/a depends on Kustomization team\/b, which depends on Kustomization team\/a again: a dependency cycle\.$/,
   );
 });
