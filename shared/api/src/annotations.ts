@@ -30,6 +30,13 @@ export type SsaPolicy = (typeof SSA_POLICIES)[number];
 export const FORCE_ANNOTATION = 'kustomize.mooring.dev/force';
 export const FORCE_ENABLED = 'Enabled';
 
+/**
+ * On a Kustomization, the source revision whose prune over `spec.deletionBudget` is approved
+ * (`mooring approve prune`); it covers that revision only, and is echoed in
+ * `status.lastHandledPruneApproval` once the prune is done.
+ */
+export const APPROVE_PRUNE_ANNOTATION = 'kustomize.mooring.dev/approvePrune';
+
 /** `disabled` skips apply and prune of an object entirely. */
 export const RECONCILE_ANNOTATION = 'kustomize.mooring.dev/reconcile';
 export const RECONCILE_DISABLED = 'disabled';

@@ -73,6 +73,10 @@ export const Reason = {
   PruneFailed: 'PruneFailed',
   HealthCheckFailed: 'HealthCheckFailed',
   HealthCheckCanceled: 'HealthCheckCanceled',
+  /** Prune would delete more than spec.deletionBudget allows: nothing deleted until approved. */
+  PruneBudgetExceeded: 'PruneBudgetExceeded',
+  /** A newer source revision or generation arrived while this reconcile waited: given up for it. */
+  Superseded: 'Superseded',
   EmptyRenderRefused: 'EmptyRenderRefused',
   /** A `helmCharts:` chart failed to render: its templates, or the renderer's time or memory limit. */
   HelmRenderFailed: 'HelmRenderFailed',

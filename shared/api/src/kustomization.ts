@@ -12,7 +12,7 @@ import { KUSTOMIZE_API_VERSION } from './groups.ts';
 import { SOURCE_KINDS } from './kind-registry.ts';
 import { CustomHealthCheck, DriftIgnoreRule, ImageOverride, Patch } from './kustomize-overrides.ts';
 import { KubeObject } from './object.ts';
-import { cel, DateTime, Int64, StringEnum, StringMap, withDescription } from './schema-kit.ts';
+import { cel, DateTime, Int64, IntOrString, StringEnum, StringMap, withDescription } from './schema-kit.ts';
 
 export const DELETION_POLICIES = ['MirrorPrune', 'Delete', 'WaitForTermination', 'Orphan'] as const;
 export const SUBSTITUTE_STRATEGIES = ['WithVariables', 'Always'] as const;
@@ -120,6 +120,16 @@ export const KustomizationSpec = Type.Object(
           'Allow a render with no objects to prune everything applied before; refused by default, as a render that comes out empty is more often a mistake than an intent.',
       }),
     ),
+    deletionBudget: Type.Optional(
+      IntOrString({
+        description:
+          "Most objects prune may delete in one reconcile: a count, or 'N%' of the inventory (rounded up); over it nothing is deleted until the revision is approved (mooring approve prune) or the budget raised. The operator's --default-deletion-budget when unset.",
+        ...cel({
+          rule: "type(self) == int ? self >= 0 : self.matches('^([0-9]|[1-9][0-9]|100)%$')",
+          message: "deletionBudget must be a count of at least 0 or a percentage from '0%' to '100%'",
+        }),
+      }),
+    ),
     deletionPolicy: Type.Optional(
       StringEnum(DELETION_POLICIES, {
         description: "What deleting the Kustomization does to its objects; 'MirrorPrune' follows prune.",
@@ -209,6 +219,27 @@ export const KustomizationStatus = ReconcileStatus(
     ),
     lastAttemptedRevision: Type.Optional(Type.String({ description: 'Source revision last attempted.' })),
     inventory: Type.Optional(withDescription(ResourceInventory, 'Objects applied by the last reconcile.')),
+    prunePending: Type.Optional(
+      Type.Object(
+        {
+          revision: Type.String({ description: 'Source revision whose prune was refused.' }),
+          count: Type.Integer({ description: 'Objects it would delete.' }),
+          budget: Type.Integer({ description: 'Objects the deletion budget allowed.' }),
+          objects: Type.Array(Type.String(), {
+            description: 'The first of them, as Kind/namespace/name (at most 20).',
+          }),
+        },
+        {
+          description:
+            'A prune over the deletion budget, waiting for approval (mooring approve prune) or a higher budget.',
+        },
+      ),
+    ),
+    lastHandledPruneApproval: Type.Optional(
+      Type.String({
+        description: 'The kustomize.mooring.dev/approvePrune revision whose prune over the budget was done.',
+      }),
+    ),
     history: Type.Optional(
       Type.Array(HistorySnapshot, { description: 'Last reconcile outcomes, newest first, at most 5.' }),
     ),

@@ -16,6 +16,7 @@ import { Value } from '@sinclair/typebox/value';
 const STRING_ENUM = 'MooringStringEnum';
 const MAP = 'MooringMap';
 const FREE_OBJECT = 'MooringFreeObject';
+const INT_OR_STRING = 'MooringIntOrString';
 
 TypeRegistry.Set<{ enum: readonly string[] }>(
   STRING_ENUM,
@@ -35,6 +36,11 @@ TypeRegistry.Set(
   (_schema, value) => typeof value === 'object' && value !== null && !Array.isArray(value),
 );
 
+TypeRegistry.Set(
+  INT_OR_STRING,
+  (_schema, value) => (typeof value === 'number' && Number.isInteger(value)) || typeof value === 'string',
+);
+
 // Say what was expected instead of TypeBox's "Expected kind 'MooringStringEnum'"; other messages are untouched.
 const fallbackErrorFunction = GetErrorFunction();
 SetErrorFunction((error) => {
@@ -42,6 +48,7 @@ SetErrorFunction((error) => {
     return `Expected one of ${(error.schema.enum as string[]).join(', ')}`;
   if (error.schema[Kind] === MAP) return 'Expected a map of valid values';
   if (error.schema[Kind] === FREE_OBJECT) return 'Expected an object';
+  if (error.schema[Kind] === INT_OR_STRING) return 'Expected an integer or a string';
   return fallbackErrorFunction(error);
 });
 
@@ -94,6 +101,15 @@ export function FreeObject(options: SchemaOptions = {}): TUnsafe<Record<string, 
 /** A map of strings, as Kubernetes labels, annotations and Flux's free-form string maps. */
 export function StringMap(options: SchemaOptions = {}): TUnsafe<Record<string, string>> {
   return MapOf(Type.String(), options);
+}
+
+/** An integer or a string (intstr.IntOrString), `x-kubernetes-int-or-string`; CEL rules narrow it. */
+export function IntOrString(options: SchemaOptions = {}): TUnsafe<number | string> {
+  return Type.Unsafe<number | string>({
+    ...options,
+    [Kind]: INT_OR_STRING,
+    'x-kubernetes-int-or-string': true,
+  });
 }
 
 /** An RFC 3339 timestamp string (metav1.Time). */
