@@ -1,4 +1,11 @@
-import type { GitRepository, OCIRepository } from '@mooring/api';
+import type {
+  GitRepository,
+  HelmChart,
+  HelmRelease,
+  HelmRepository,
+  Kustomization,
+  OCIRepository,
+} from '@mooring/api';
 import type { StatusResult } from '@mooring/kstatus';
 import type { KubeObject } from '@mooring/runtime';
 import { readyCondition, withSourceReason } from './object-status.ts';
@@ -53,8 +60,9 @@ function readyFields(obj: KubeObject, explain: (message: string) => string = (m)
 
 function managedBy(owner: OwnerLink | undefined): Field[] {
   if (!owner) return [];
-  const who = ref('Kustomization', owner.namespace, owner.name);
-  if (!owner.kustomization) return [['Managed by', `${who}, which does not exist`]];
+  const who = ref(owner.kind, owner.namespace, owner.name);
+  if (!owner.applier) return [['Managed by', `${who}, which does not exist`]];
+  if (owner.hook) return [['Managed by', `${who}, as its ${owner.hook} hook`]];
   if (!owner.listed) return [['Managed by', `${who} by its labels only: not in its inventory`]];
   return [['Managed by', who]];
 }
@@ -75,7 +83,7 @@ function kustomizationBlock(
   source: SourceLink | undefined,
   up: TraceStep | undefined,
 ): string {
-  const ks = owner.kustomization!;
+  const ks = owner.applier as Kustomization & KubeObject;
   const attempted = ks.status?.lastAttemptedRevision;
   const applied = ks.status?.lastAppliedRevision;
   return block([
@@ -86,6 +94,29 @@ function kustomizationBlock(
     ['Attempted', attempted && attempted !== applied ? attempted : ''],
     // "has no artifact yet" with the reason the source gives.
     ...readyFields(ks, (message) => (source ? withSourceReason(message, source.source) : message)),
+    ['Source', source ? ref(source.kind, source.namespace, source.name) : ''],
+    ...managedBy(up?.owner),
+  ]);
+}
+
+/** The release's chart and Helm revision: the newest deployed one, and the newest attempt when it differs. */
+function helmReleaseBlock(
+  owner: OwnerLink,
+  source: SourceLink | undefined,
+  up: TraceStep | undefined,
+): string {
+  const hr = owner.applier as HelmRelease & KubeObject;
+  const history = hr.status?.history ?? [];
+  const deployed = history.find((r) => r.status === 'deployed');
+  const latest = history[0];
+  const attempted = hr.status?.lastAttemptedRevision;
+  return block([
+    ['HelmRelease', owner.name],
+    ['Namespace', owner.namespace],
+    ['Chart', deployed ? `${deployed.chartName}@${deployed.chartVersion}` : 'nothing deployed yet'],
+    ['Release', latest ? `${latest.namespace}/${latest.name} v${latest.version} ${latest.status}` : ''],
+    ['Attempted', attempted && attempted !== deployed?.chartVersion ? attempted : ''],
+    ...readyFields(hr, (message) => (source ? withSourceReason(message, source.source) : message)),
     ['Source', source ? ref(source.kind, source.namespace, source.name) : ''],
     ...managedBy(up?.owner),
   ]);
@@ -116,35 +147,63 @@ function sourceBlock(link: SourceLink): string {
   ];
   const { source } = link;
   if (!source) return block([...head, ['Status', 'not found']]);
-  const spec = source.spec as GitRepository['spec'] & OCIRepository['spec'];
   const artifact = (source.status as { artifact?: { revision?: string } } | undefined)?.artifact;
+  const revision: Field = ['Revision', artifact?.revision ?? 'no artifact yet'];
+  if (source.kind === 'HelmChart') {
+    const spec = source.spec as HelmChart['spec'];
+    return block([
+      ...head,
+      ['Chart', spec.chart],
+      ['Version', spec.version ?? '*'],
+      revision,
+      ...readyFields(source),
+      ['Source', ref(spec.sourceRef.kind, link.namespace, spec.sourceRef.name)],
+    ]);
+  }
+  if (source.kind === 'HelmRepository') {
+    const spec = source.spec as HelmRepository['spec'];
+    // An OCI chart repository has no index, so no artifact (as in Flux).
+    const oci = spec.type === 'oci' && !artifact;
+    return block([...head, ['URL', spec.url], oci ? ['Type', 'oci'] : revision, ...readyFields(source)]);
+  }
+  const spec = source.spec as GitRepository['spec'] & OCIRepository['spec'];
   return block([
     ...head,
     ['URL', spec.url],
     source.kind === 'OCIRepository' ? ociRefField(spec) : gitRefField(spec),
-    ['Revision', artifact?.revision ?? 'no artifact yet'],
+    revision,
     ...readyFields(source),
   ]);
 }
 
 /** The sentence that explains why `step` breaks the chain, if it does. */
 function problemOf(step: TraceStep): string | undefined {
-  const { owner, source } = step;
+  const { owner, source, chartSource } = step;
   if (!owner) return undefined;
   const who = refOf(step.object);
-  const ks = ref('Kustomization', owner.namespace, owner.name);
-  if (!owner.kustomization)
-    return `${who} is labelled as applied by ${ks}, which does not exist: it was deleted without pruning, or it applies from another cluster through spec.kubeConfig.`;
-  if (!owner.listed)
-    return `${who} carries the labels of ${ks} but is not in its inventory, so Mooring does not manage it: it was created or copied by hand; add it to Git or remove its kustomize.mooring.dev labels.`;
-  if (source && !source.source)
-    return `${ks} reads from ${ref(source.kind, source.namespace, source.name)}, which does not exist: create it, e.g. with 'mooring create source git'.`;
+  const applier = ref(owner.kind, owner.namespace, owner.name);
+  const labels = owner.kind === 'Kustomization' ? 'kustomize.mooring.dev' : 'helm.mooring.dev';
+  if (!owner.applier)
+    return `${who} is labelled as applied by ${applier}, which does not exist: it was deleted without pruning, or it applies from another cluster through spec.kubeConfig.`;
+  if (!owner.listed && !owner.hook)
+    return `${who} carries the labels of ${applier} but is not in its inventory, so Mooring does not manage it: it was created or copied by hand; add it to Git or remove its ${labels} labels.`;
+  if (source && !source.source) {
+    const missing = ref(source.kind, source.namespace, source.name);
+    if (owner.kind === 'Kustomization')
+      return `${applier} reads from ${missing}, which does not exist: create it, e.g. with 'mooring create source git'.`;
+    return (owner.applier as HelmRelease).spec.chart
+      ? `${applier} reads its chart from ${missing}, which the kustomize operator creates from spec.chart and has not: is it running? Check with 'mooring check'.`
+      : `${applier} reads its chart from ${missing} (spec.chartRef), which does not exist: create it, e.g. with 'mooring create source chart'.`;
+  }
+  if (source && chartSource && !chartSource.source)
+    return `${ref(source.kind, source.namespace, source.name)} packages its chart from ${ref(chartSource.kind, chartSource.namespace, chartSource.name)}, which does not exist: create it, e.g. with 'mooring create source helm' or 'mooring create source git'.`;
   return undefined;
 }
 
 /**
- * Blocks separated by `---`: the object, then for each level its Kustomization and that
- * Kustomization's source; a source shared by several levels is printed once.
+ * Blocks separated by `---`: the object, then for each level its Kustomization or HelmRelease and
+ * what it reads from (a HelmRelease's chart, then the chart's own source); a source shared by
+ * several levels is printed once.
  */
 export function formatTrace(steps: readonly TraceStep[], status: StatusResult): TraceReport {
   const first = steps[0];
@@ -154,14 +213,20 @@ export function formatTrace(steps: readonly TraceStep[], status: StatusResult): 
   let problem: string | undefined;
   for (const [i, step] of steps.entries()) {
     problem ??= problemOf(step);
-    const { owner, source } = step;
-    if (!owner?.kustomization) continue;
-    blocks.push(kustomizationBlock(owner, source, steps[i + 1]));
-    if (!source) continue;
-    const key = ref(source.kind, source.namespace, source.name);
-    if (printedSources.has(key)) continue;
-    printedSources.add(key);
-    blocks.push(sourceBlock(source));
+    const { owner, source, chartSource } = step;
+    if (!owner?.applier) continue;
+    blocks.push(
+      owner.kind === 'Kustomization'
+        ? kustomizationBlock(owner, source, steps[i + 1])
+        : helmReleaseBlock(owner, source, steps[i + 1]),
+    );
+    for (const link of [source, chartSource]) {
+      if (!link) continue;
+      const key = ref(link.kind, link.namespace, link.name);
+      if (printedSources.has(key)) continue;
+      printedSources.add(key);
+      blocks.push(sourceBlock(link));
+    }
   }
   return { text: `${blocks.join('\n---\n')}\n`, problem };
 }

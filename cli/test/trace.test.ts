@@ -198,7 +198,7 @@ test('trace names the Kustomization, its path and revision, and the GitRepositor
   assert.equal(loose.stdout, '');
   assert.equal(
     loose.stderr,
-    `✗ ConfigMap ${ns}/loose is not managed by Mooring: it has no kustomize.mooring.dev/name label, so no Kustomization applied it.\n`,
+    `✗ ConfigMap ${ns}/loose is not managed by Mooring: it has no kustomize.mooring.dev/name or helm.mooring.dev/name label, so no Kustomization or HelmRelease applied it.\n`,
   );
 
   const [unknown, missing] = await Promise.all([

@@ -5,11 +5,13 @@ interface TraceFlags {
   apiVersion?: string;
 }
 
-/** `mooring trace <kind> <name>`: which Kustomization applied an object, from which source, up to the top. */
+/** `mooring trace <kind> <name>`: which Kustomization or HelmRelease applied an object, from which source, up to the top. */
 export function registerTrace(program: Command): void {
   program
     .command('trace')
-    .description('show which Kustomization and source manage an object, e.g. trace deployment web -n apps')
+    .description(
+      'show which Kustomization or HelmRelease and which sources manage an object, e.g. trace deployment web -n apps',
+    )
     .argument(
       '<object...>',
       "kind and name as kubectl spells them, e.g. 'deployment web', 'Deployment/web', 'deployments.apps web', 'ks apps'",
@@ -17,7 +19,7 @@ export function registerTrace(program: Command): void {
     .option('--api-version <version>', 'API version of the kind (e.g. apps/v1) when its name is ambiguous')
     .addHelpText(
       'after',
-      '\nExit code 1 when the object is not managed by Mooring or the chain is broken: a Kustomization or\nsource that does not exist, or an object that carries owner labels but is missing from the inventory.\n',
+      "\nExit code 1 when the object is not managed by Mooring or the chain is broken: a Kustomization,\nHelmRelease or source that does not exist, or an object that carries owner labels but is missing\nfrom the inventory (a HelmRelease's hooks are in none, and are not a break).\n",
     )
     .action(async (words: string[], flags: TraceFlags, cmd: Command) => {
       const { CliError } = await import('../cli-error.ts');
@@ -42,7 +44,7 @@ export function registerTrace(program: Command): void {
           );
         if (!ownerLabels(obj))
           throw new CliError(
-            `${shown} is not managed by Mooring: it has no kustomize.mooring.dev/name label, so no Kustomization applied it.`,
+            `${shown} is not managed by Mooring: it has no kustomize.mooring.dev/name or helm.mooring.dev/name label, so no Kustomization or HelmRelease applied it.`,
           );
         const report = formatTrace(await traceChain(client, obj), computeStatus(obj));
         process.stdout.write(report.text);

@@ -1,4 +1,5 @@
-import type { KubeClient } from '@mooring/runtime';
+import type { ResourceInventory } from '@mooring/api';
+import type { KubeClient, KubeObject } from '@mooring/runtime';
 import type { Command } from 'commander';
 import { sessionOf } from '../session.ts';
 
@@ -19,56 +20,97 @@ export function parseInventoryId(id: string, version: string): InventoryRef | un
   return { namespace, name, group, kind, version };
 }
 
-/** Lines of a Kustomization's inventory under `indent`, child Kustomizations expanded once each. */
+/** A kind whose `status.inventory` lists what it applied: the two appliers `tree` recurses into. */
+type ApplierKind = 'Kustomization' | 'HelmRelease';
+
+/** The applier an inventory entry names, if it is one. */
+async function applierOf(ref: InventoryRef): Promise<ApplierKind | undefined> {
+  const { HELM_GROUP, KUSTOMIZE_GROUP } = await import('@mooring/api');
+  if (ref.group === KUSTOMIZE_GROUP && ref.kind === 'Kustomization') return 'Kustomization';
+  if (ref.group === HELM_GROUP && ref.kind === 'HelmRelease') return 'HelmRelease';
+  return undefined;
+}
+
+/**
+ * Lines of an applier's inventory under `indent`, the Kustomizations and HelmReleases it applied
+ * expanded once each (a HelmRelease's inventory is its deployed release's objects).
+ */
 async function inventoryLines(
   client: KubeClient,
+  kind: ApplierKind,
   namespace: string,
   name: string,
   indent: string,
 ): Promise<string[]> {
-  const { KUSTOMIZE_GROUP, KUSTOMIZE_API_VERSION } = await import('@mooring/api');
-  const { getKustomization } = await import('../render-local.ts');
+  const { HELM_API_VERSION, KUSTOMIZE_API_VERSION } = await import('@mooring/api');
+  const apiVersionOf = (k: ApplierKind) => (k === 'Kustomization' ? KUSTOMIZE_API_VERSION : HELM_API_VERSION);
   const lines: string[] = [];
   const seen = new Set<string>();
-  const walk = async (ns: string, ksName: string, pad: string): Promise<void> => {
-    seen.add(`${ns}/${ksName}`);
-    const ks = await getKustomization(client, ns, ksName);
-    const entries = ks.status?.inventory?.entries ?? [];
+  const walk = async (k: ApplierKind, ns: string, objName: string, pad: string): Promise<void> => {
+    seen.add(`${k}/${ns}/${objName}`);
+    const obj = await client.getOrUndefined<KubeObject & { status?: { inventory?: ResourceInventory } }>({
+      apiVersion: apiVersionOf(k),
+      kind: k,
+      namespace: ns,
+      name: objName,
+    });
+    const entries = obj?.status?.inventory?.entries ?? [];
     const refs = entries.map((e) => parseInventoryId(e.id, e.v)).filter((r): r is InventoryRef => !!r);
     for (const [i, ref] of refs.entries()) {
       const last = i === refs.length - 1;
       lines.push(
         `${pad}${last ? '└── ' : '├── '}${ref.kind}/${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`,
       );
-      const child = `${ref.namespace}/${ref.name}`;
-      if (ref.group === KUSTOMIZE_GROUP && ref.kind === 'Kustomization' && !seen.has(child)) {
-        const exists = await client.getOrUndefined({
-          apiVersion: KUSTOMIZE_API_VERSION,
-          kind: 'Kustomization',
-          namespace: ref.namespace,
-          name: ref.name,
-        });
-        if (exists) await walk(ref.namespace, ref.name, `${pad}${last ? '    ' : '│   '}`);
-      }
+      const child = await applierOf(ref);
+      if (child && !seen.has(`${child}/${ref.namespace}/${ref.name}`))
+        await walk(child, ref.namespace, ref.name, `${pad}${last ? '    ' : '│   '}`);
     }
   };
-  await walk(namespace, name, indent);
+  await walk(kind, namespace, name, indent);
   return lines;
 }
 
-/** `mooring tree kustomization|kustomizationset <name>`: what it applied, recursing into child Kustomizations. */
+/** `mooring tree kustomization|helmrelease|kustomizationset <name>`: what it applied, recursing into the Kustomizations and HelmReleases it applied. */
 export function registerTree(program: Command): void {
-  const tree = program.command('tree').description('print the objects a Kustomization or a fleet manages');
+  const tree = program
+    .command('tree')
+    .description('print the objects a Kustomization, a HelmRelease or a fleet manages');
   tree
     .command('kustomization')
     .alias('ks')
     .argument('<name>', 'Kustomization name')
-    .description('print the inventory of a Kustomization as a tree, with its child Kustomizations expanded')
+    .description(
+      'print the inventory of a Kustomization as a tree, with the Kustomizations and HelmReleases it applied expanded',
+    )
     .action(async (name: string, _flags: unknown, cmd: Command) => {
       await sessionOf(cmd).use(async (client, namespace) => {
+        const { getKustomization } = await import('../render-local.ts');
+        await getKustomization(client, namespace, name); // not found: the command that lists them
         const lines = [
           `Kustomization/${namespace}/${name}`,
-          ...(await inventoryLines(client, namespace, name, '')),
+          ...(await inventoryLines(client, 'Kustomization', namespace, name, '')),
+        ];
+        process.stdout.write(`${lines.join('\n')}\n`);
+      });
+    });
+  tree
+    .command('helmrelease')
+    .alias('hr')
+    .argument('<name>', 'HelmRelease name')
+    .description(
+      "print the objects of a HelmRelease's deployed release as a tree, with the Kustomizations and HelmReleases among them expanded",
+    )
+    .action(async (name: string, _flags: unknown, cmd: Command) => {
+      await sessionOf(cmd).use(async (client, namespace) => {
+        const { getHelmRelease } = await import('../release-history.ts');
+        const hr = await getHelmRelease(client, namespace, name);
+        const latest = hr.status?.history?.[0];
+        const release = latest
+          ? ` (release ${latest.namespace}/${latest.name} v${latest.version} ${latest.status}, chart ${latest.chartName}@${latest.chartVersion})`
+          : ' (nothing released yet)';
+        const lines = [
+          `HelmRelease/${namespace}/${name}${release}`,
+          ...(await inventoryLines(client, 'HelmRelease', namespace, name, '')),
         ];
         process.stdout.write(`${lines.join('\n')}\n`);
       });
@@ -113,7 +155,10 @@ export function registerTree(program: Command): void {
             namespace,
             name: m.kustomization,
           });
-          if (exists) lines.push(...(await inventoryLines(client, namespace, m.kustomization, `${pad}    `)));
+          if (exists)
+            lines.push(
+              ...(await inventoryLines(client, 'Kustomization', namespace, m.kustomization, `${pad}    `)),
+            );
         }
         process.stdout.write(`${lines.join('\n')}\n`);
       });
