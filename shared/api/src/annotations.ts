@@ -55,3 +55,10 @@ export const DECRYPT_DISABLED = 'Disabled';
  * until the chart or values change (status.rollbackHold).
  */
 export const ROLLBACK_ANNOTATION = 'helm.mooring.dev/rollbackTo';
+
+/**
+ * `mooring reconcile helmrelease --force` writes `<time>` here and the same value in
+ * reconcile.mooring.dev/requestedAt: a one-off install or upgrade even when nothing changed or the
+ * remediation retries ran out (Flux's reconcile.fluxcd.io/forceAt); echoed in status.lastHandledForceAt.
+ */
+export const FORCE_REQUESTED_AT_ANNOTATION = 'reconcile.mooring.dev/forceAt';
