@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HookRecord } from '@mooring/helm';
 import type { KubeObject } from '@mooring/runtime';
-import { hookReadiness } from './hook-wait.ts';
+import { hookReadiness } from '../hooks/hook-wait.ts';
 import { filterTests } from './hooks.ts';
 
 const obj = (kind: string, status?: unknown): KubeObject => ({

@@ -4,22 +4,20 @@
 import {
   deletePoliciesOf,
   type HelmTime,
-  type HookDeletePolicy,
   type HookEvent,
   type HookRecord,
   helmTime,
   hooksFor,
 } from '@mooring/helm';
 import type { Impersonation, KubeClient } from '@mooring/runtime';
+import { apiMessage, hookObject } from '../hooks/hook-objects.ts';
 import {
-  apiMessage,
-  createObject,
-  deleteObject,
-  type HookObject,
-  hookObject,
-  type ObjectCallOptions,
-} from './hook-objects.ts';
-import { waitUntilDone, waitUntilGone } from './hook-wait.ts';
+  deleteByPolicy,
+  HookFailure,
+  type HookStep,
+  rethrowIfAborted,
+  runOneHook,
+} from '../hooks/hook-runner.ts';
 
 export type { HookEvent, HookRecord } from '@mooring/helm';
 
@@ -61,65 +59,13 @@ export interface TestRunOptions extends HookRunOptions {
   filters?: TestFilter[];
 }
 
-/** A hook that stopped the run; `started` says whether it got as far as being created. */
-class HookFailure extends Error {
-  readonly started: boolean;
-  constructor(message: string, started: boolean) {
-    super(message);
-    this.started = started;
-  }
-}
-
-interface Step {
+/** A Helm hook with its object. */
+interface Step extends HookStep {
   hook: HookRecord;
-  object: HookObject;
-  policies: HookDeletePolicy[];
 }
 
 const labelOf = (event: HookEvent, hook: HookRecord, describe: string) =>
   `${event} hook ${describe}${hook.path ? ` (${hook.path})` : ''}`;
-
-/** Aborts win over any failure they caused: the caller cancelled, nothing failed. */
-function rethrowIfAborted(signal: AbortSignal): void {
-  if (signal.aborted) throw signal.reason;
-}
-
-/** Helm's deleteHookByPolicy: deletes the hook's object if it has `policy`, then waits until it is gone. */
-async function deleteByPolicy(step: Step, policy: HookDeletePolicy, opts: HookRunOptions): Promise<void> {
-  // Helm never deletes a CRD hook: that would garbage-collect every object of the kind.
-  if (step.object.object.kind === 'CustomResourceDefinition') return;
-  if (!step.policies.includes(policy)) return;
-  const calls: ObjectCallOptions = opts;
-  await deleteObject(step.object, calls);
-  await waitUntilGone(step.object, { ...calls, timeoutMs: opts.timeoutMs });
-}
-
-/** Creates one hook's object (after before-hook-creation) and waits for it; throws HookFailure. */
-async function runOne(step: Step, opts: HookRunOptions): Promise<void> {
-  try {
-    await deleteByPolicy(step, 'before-hook-creation', opts);
-  } catch (err) {
-    rethrowIfAborted(opts.signal);
-    throw new HookFailure(
-      `could not delete the previous one (before-hook-creation): ${apiMessage(err)}`,
-      false,
-    );
-  }
-  try {
-    await createObject(step.object, opts);
-  } catch (err) {
-    rethrowIfAborted(opts.signal);
-    throw new HookFailure(`could not create it: ${apiMessage(err)}`, true);
-  }
-  let done: Awaited<ReturnType<typeof waitUntilDone>>;
-  try {
-    done = await waitUntilDone(step.object, opts);
-  } catch (err) {
-    rethrowIfAborted(opts.signal);
-    throw new HookFailure(apiMessage(err), true);
-  }
-  if (done.state === 'failed') throw new HookFailure(done.message, true);
-}
 
 async function execHooks(
   executing: HookRecord[],
@@ -143,7 +89,7 @@ async function execHooks(
     }
     const startedAt = helmTime(new Date());
     try {
-      await runOne(step, opts);
+      await runOneHook(step, opts);
       ran.push({ name, kind, phase: 'Succeeded', startedAt, completedAt: helmTime(new Date()) });
       steps.push(step);
     } catch (err) {

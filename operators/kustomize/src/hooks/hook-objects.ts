@@ -1,6 +1,6 @@
 // A hook's object as Helm creates it, and the few calls the hook runner makes on it, each as the
-// HelmRelease's identity: KubeClient's create and getOrUndefined send no impersonation, so these
-// go through its raw request with the same paths.
+// identity of the HelmRelease or Kustomization that owns the hook: KubeClient's create and
+// getOrUndefined send no impersonation, so these go through its raw request with the same paths.
 import {
   ApiError,
   FIELD_MANAGER,
@@ -44,6 +44,13 @@ function stringMap(value: unknown): Record<string, string> {
   return out;
 }
 
+/** Where the hook's object goes: its namespace when it names none, and what is added to it. */
+export interface HookPlacement {
+  namespace: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
 /**
  * The object a hook's manifest declares, with the release's labels and annotations added and a
  * namespaced object put in `namespace` unless it names its own (Helm's builder default).
@@ -52,19 +59,29 @@ export async function hookObject(
   manifest: string,
   path: string,
   client: KubeClient,
-  extra: { namespace: string; labels: Record<string, string>; annotations: Record<string, string> },
+  extra: HookPlacement,
 ): Promise<HookObject> {
   // YAML 1.1, as Helm's builder reads a manifest (sigs.k8s.io/yaml on go-yaml v2): `yes` is a boolean.
   const docs = parseAllDocuments(manifest, { version: '1.1' }).filter((d) => d.contents !== null);
   if (docs.length !== 1) throw new HookBuildError(`${path} holds ${docs.length} objects, a hook must be one`);
   const doc = docs[0]!;
   if (doc.errors.length) throw new HookBuildError(`${path} is not valid YAML: ${doc.errors[0]?.message}`);
-  const raw = asRecord(doc.toJS({ maxAliasCount: 100 }));
+  return hookObjectFrom(doc.toJS({ maxAliasCount: 100 }), path, client, extra);
+}
+
+/** The same for an object already parsed (a Kustomization's rendered hook); `path` names it in errors. */
+export async function hookObjectFrom(
+  value: unknown,
+  path: string,
+  client: KubeClient,
+  extra: HookPlacement,
+): Promise<HookObject> {
+  const raw = asRecord(value);
   const meta = asRecord(raw?.metadata);
   if (!raw || typeof raw.apiVersion !== 'string' || typeof raw.kind !== 'string' || !meta)
     throw new HookBuildError(`${path} has no apiVersion, kind or metadata`);
   if (typeof meta.name !== 'string' || meta.name === '')
-    throw new HookBuildError(`${path} has no metadata.name (Helm hooks cannot use generateName)`);
+    throw new HookBuildError(`${path} has no metadata.name (hooks cannot use generateName)`);
   let mapping: Awaited<ReturnType<KubeClient['mapper']['map']>>;
   try {
     mapping = await client.mapper.map(raw.apiVersion, raw.kind);
