@@ -211,6 +211,35 @@ export const HistorySnapshot = Type.Object({
 });
 export type HistorySnapshot = Static<typeof HistorySnapshot>;
 
+/** How the hooks of one phase ended for the run recorded in `status.hooks`. */
+export const HookPhaseResult = Type.Object({
+  result: StringEnum(['Succeeded', 'Failed'], { description: 'How the phase ended.' }),
+  message: Type.Optional(Type.String({ description: 'For a failure: which hook failed, and why.' })),
+});
+
+/** Which hooks (`mooring.dev/hook`) ran for which revision, so a re-reconcile or a restart does not run them again. */
+export const HookRunStatus = Type.Object({
+  revision: Type.String({ description: 'Source revision the hooks ran for.' }),
+  digest: Type.String({
+    description: 'sha256 of the render they ran for: a new revision or a changed render runs them again.',
+  }),
+  requestedAt: Type.Optional(
+    Type.String({
+      description: 'reconcile.mooring.dev/requestedAt when they ran: a new value runs a failed phase again.',
+    }),
+  ),
+  preApply: Type.Optional(HookPhaseResult),
+  postApply: Type.Optional(HookPhaseResult),
+  onFailure: Type.Optional(HookPhaseResult),
+  objects: Type.Optional(
+    withDescription(
+      ResourceInventory,
+      'The hook objects of this revision: deleted, with prune, once a revision no longer declares them, and with the Kustomization.',
+    ),
+  ),
+});
+export type HookRunStatus = Static<typeof HookRunStatus>;
+
 export const KustomizationStatus = ReconcileStatus(
   {
     lastAppliedRevision: Type.Optional(Type.String({ description: 'Source revision last applied.' })),
@@ -243,6 +272,7 @@ export const KustomizationStatus = ReconcileStatus(
     history: Type.Optional(
       Type.Array(HistorySnapshot, { description: 'Last reconcile outcomes, newest first, at most 5.' }),
     ),
+    hooks: Type.Optional(withDescription(HookRunStatus, 'The hooks run for the last revision that had any.')),
   },
   'Observed state of the Kustomization.',
 );
