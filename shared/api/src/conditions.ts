@@ -81,6 +81,10 @@ export const Reason = {
   /** A `helmCharts:` chart failed to render: its templates, or the renderer's time or memory limit. */
   HelmRenderFailed: 'HelmRenderFailed',
   DependencyCycle: 'DependencyCycle',
+  /** A `mooring.dev/hook` object failed (or could not be created); the revision applies nothing more. */
+  HookFailed: 'HookFailed',
+  /** A hook or apply-wave annotation cannot be read; nothing of the revision is applied. */
+  InvalidHookOrWave: 'InvalidHookOrWave',
   KubeConfigNotFound: 'KubeConfigNotFound',
   // HelmRelease (Flux helm-controller v2's reasons).
   InitFailed: 'InitFailed',
