@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, describeError, EXIT_ERROR } from './cli-error.ts';
+import { CliError, describeError, EXIT_ERROR, EXIT_FAILURE } from './cli-error.ts';
+import { registerApprove } from './commands/approve.ts';
 import { registerArtifacts } from './commands/artifact.ts';
 import { registerBootstrap } from './commands/bootstrap.ts';
 import { registerBuild } from './commands/build.ts';
@@ -13,11 +14,13 @@ import { registerImportFlux } from './commands/import-flux.ts';
 import { registerInstall } from './commands/install.ts';
 import { registerLogs } from './commands/logs.ts';
 import { registerObjectCommands } from './commands/objects.ts';
+import { registerPlan } from './commands/plan.ts';
 import { registerReconcile } from './commands/reconcile.ts';
 import { registerRollback } from './commands/rollback.ts';
 import { registerTrace } from './commands/trace.ts';
 import { registerUi } from './commands/ui.ts';
 import { cliVersion, registerVersion } from './commands/version.ts';
+import { registerWhy } from './commands/why.ts';
 
 /** The whole command tree; `main.ts` parses argv with it and completion walks it. */
 export function buildProgram(): Command {
@@ -44,10 +47,13 @@ export function buildProgram(): Command {
   registerObjectCommands(program);
   registerBuild(program);
   registerDiff(program);
+  registerPlan(program);
   registerTrace(program);
+  registerWhy(program);
   registerUi(program);
   registerHistory(program);
   registerRollback(program);
+  registerApprove(program);
   registerEnvsubst(program);
   registerImportFlux(program);
   registerArtifacts(program);
@@ -73,6 +79,19 @@ function asksForVersion(argv: string[]): boolean {
   return false;
 }
 
+/** The command word of `argv` (`plan` in `--kubeconfig k plan --base main`), if any. */
+function commandWord(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) return arg;
+  }
+  return undefined;
+}
+
+// `mooring plan` exits 2 for "changes" (terraform's -detailed-exitcode): its usage errors leave with 1.
+const usageExitCode = (argv: string[]): number => (commandWord(argv) === 'plan' ? EXIT_FAILURE : EXIT_ERROR);
+
 /** Parses `argv` (without node and script), runs the command and returns the exit code. */
 export async function run(argv: string[]): Promise<number> {
   if (asksForVersion(argv)) {
@@ -92,7 +111,7 @@ export async function run(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       // Help and version are successes; anything else commander rejects is a usage error.
       if (err.exitCode === 0) return 0;
-      return EXIT_ERROR;
+      return usageExitCode(argv);
     }
     process.stderr.write(`✗ ${describeError(err)}\n`);
     return err instanceof CliError ? err.exitCode : 1;
