@@ -1,6 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, describeError, EXIT_ERROR, EXIT_FAILURE } from './cli-error.ts';
-import { registerApprove } from './commands/approve.ts';
 import { registerArtifacts } from './commands/artifact.ts';
 import { registerBootstrap } from './commands/bootstrap.ts';
 import { registerBuild } from './commands/build.ts';
@@ -20,7 +19,6 @@ import { registerRollback } from './commands/rollback.ts';
 import { registerTrace } from './commands/trace.ts';
 import { registerUi } from './commands/ui.ts';
 import { cliVersion, registerVersion } from './commands/version.ts';
-import { registerWhy } from './commands/why.ts';
 
 /** The whole command tree; `main.ts` parses argv with it and completion walks it. */
 export function buildProgram(): Command {
@@ -49,11 +47,9 @@ export function buildProgram(): Command {
   registerDiff(program);
   registerPlan(program);
   registerTrace(program);
-  registerWhy(program);
   registerUi(program);
   registerHistory(program);
   registerRollback(program);
-  registerApprove(program);
   registerEnvsubst(program);
   registerImportFlux(program);
   registerArtifacts(program);
