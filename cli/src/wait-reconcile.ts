@@ -1,4 +1,9 @@
-import { type KindDefinition, RECONCILE_REQUESTED_AT_ANNOTATION, Reason } from '@mooring/api';
+import {
+  FORCE_REQUESTED_AT_ANNOTATION,
+  type KindDefinition,
+  RECONCILE_REQUESTED_AT_ANNOTATION,
+  Reason,
+} from '@mooring/api';
 import { ApiError, type KubeClient, type KubeObject } from '@mooring/runtime';
 import { CliError } from './cli-error.ts';
 import { apiVersionOf } from './kinds.ts';
@@ -56,9 +61,20 @@ export function requestTimestamp(now = new Date()): string {
   return now.toISOString().replace(/\.?0+Z$/, 'Z');
 }
 
-/** The merge patch that asks for a reconcile now. */
-export function requestPatch(requestedAt: string): { metadata: { annotations: Record<string, string> } } {
-  return { metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: requestedAt } } };
+/** The merge patch that asks for a reconcile now; `force` asks a HelmRelease for a one-off install or upgrade too. */
+export function requestPatch(
+  requestedAt: string,
+  force = false,
+): { metadata: { annotations: Record<string, string> } } {
+  return {
+    metadata: {
+      annotations: {
+        [RECONCILE_REQUESTED_AT_ANNOTATION]: requestedAt,
+        // The same value in both, as Flux writes them: the operator forces only then.
+        ...(force ? { [FORCE_REQUESTED_AT_ANNOTATION]: requestedAt } : {}),
+      },
+    },
+  };
 }
 
 /** A reconcile asked for: the `requestedAt` written and the object as that write returned it. */
@@ -170,7 +186,7 @@ export async function waitForReconciles(
 }
 
 /**
- * Sets `reconcile.mooring.dev/requestedAt`, then waits (watch-driven) until the operator echoes it
+ * Sets `reconcile.mooring.dev/requestedAt` (and `forceAt` with `force`), then waits (watch-driven) until the operator echoes it
  * in `status.lastHandledReconcileAt` with a settled Ready condition.
  */
 export async function reconcileAndWait(
@@ -179,7 +195,7 @@ export async function reconcileAndWait(
   namespace: string,
   name: string,
   timeoutMs: number,
-  opts: WaitOptions = {},
+  opts: WaitOptions & { force?: boolean } = {},
 ): Promise<ReconcileOutcome> {
   const current = await getObject(client, def, namespace, name);
   if ((current.spec as { suspend?: boolean } | undefined)?.suspend)
@@ -188,7 +204,7 @@ export async function reconcileAndWait(
     );
   const requestedAt = requestTimestamp();
   const key = { apiVersion: apiVersionOf(def), kind: def.kind, namespace, name };
-  const object = await client.mergePatch(key, requestPatch(requestedAt));
+  const object = await client.mergePatch(key, requestPatch(requestedAt, opts.force));
   let result: ReconcileOutcome | TimedOut | undefined;
   await waitForReconciles(
     client,

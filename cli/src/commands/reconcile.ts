@@ -4,6 +4,7 @@ import { sessionOf } from '../session.ts';
 
 interface ReconcileFlags {
   withSource?: boolean;
+  force?: boolean;
   timeout: string;
 }
 
@@ -22,13 +23,17 @@ function sourceOf(obj: KubeObject): SourceRef | undefined {
   return namespace && name ? { kind: 'HelmChart', namespace, name } : undefined;
 }
 
-/** `mooring reconcile <kind> <name> [--with-source]`: asks for a reconcile now and shows the result. */
+/** `mooring reconcile <kind> <name> [--with-source] [--force]`: asks for a reconcile now and shows the result. */
 export function registerReconcile(program: Command): void {
   program
     .command('reconcile')
     .description('reconcile an object now and wait for the result, e.g. reconcile ks apps --with-source')
     .argument('<kind...>', "kind then name, e.g. 'source git app' or 'kustomization apps'")
     .option('--with-source', "reconcile the Kustomization's source first")
+    .option(
+      '--force',
+      'HelmRelease only: a one-off install or upgrade even when nothing changed or the remediation retries ran out',
+    )
     .option('--timeout <duration>', 'how long to wait', '5m')
     .action(async (words: string[], flags: ReconcileFlags, cmd: Command) => {
       const { requireKinds } = await import('../kinds.ts');
@@ -44,13 +49,18 @@ export function registerReconcile(program: Command): void {
           `give one ${def.singular} name: mooring reconcile ${def.singular} <name>.`,
           EXIT_ERROR,
         );
+      if (flags.force && def.kind !== 'HelmRelease')
+        throw new CliError(
+          `--force works on HelmReleases only: a ${def.kind} applies what its source holds on every reconcile.`,
+          EXIT_ERROR,
+        );
       const timeoutMs = parseDuration(flags.timeout);
       await sessionOf(cmd).use(async (client, namespace) => {
-        const step = async (kind: typeof def, ns: string, n: string): Promise<boolean> => {
+        const step = async (kind: typeof def, ns: string, n: string, force = false): Promise<boolean> => {
           process.stderr.write(
-            `► annotating ${kind.kind} ${ns}/${n}\n◎ waiting for ${kind.kind} reconciliation\n`,
+            `► annotating ${kind.kind} ${ns}/${n}${force ? ' (forced)' : ''}\n◎ waiting for ${kind.kind} reconciliation\n`,
           );
-          const outcome = await reconcileAndWait(client, kind, ns, n, timeoutMs);
+          const outcome = await reconcileAndWait(client, kind, ns, n, timeoutMs, { force });
           if (outcome.ready) {
             process.stdout.write(
               `✔ ${kind.kind} ${ns}/${n} reconciled${outcome.revision ? ` at revision ${outcome.revision}` : ''}: ${outcome.message}\n`,
@@ -74,7 +84,7 @@ export function registerReconcile(program: Command): void {
             return;
           }
         }
-        if (!(await step(def, namespace, name))) process.exitCode = 1;
+        if (!(await step(def, namespace, name, !!flags.force))) process.exitCode = 1;
       });
     });
 }

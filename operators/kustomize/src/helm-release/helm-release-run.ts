@@ -81,6 +81,8 @@ export interface HelmReleaseRun {
   deployed?: ReleaseRecord;
   /** What this reconcile does: nothing new (drift correction only), install or upgrade. */
   action?: 'none' | 'install' | 'upgrade';
+  /** A forced install or upgrade (`reconcile.mooring.dev/forceAt`) is this reconcile's. */
+  forced?: boolean;
   rendered?: ReleaseManifest;
   changes?: ApplyChange[];
   applied?: ObjectRef[];

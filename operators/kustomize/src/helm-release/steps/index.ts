@@ -1,6 +1,7 @@
 import { type Step, step } from '@mooring/runtime';
 import type { HelmReleaseRun } from '../helm-release-run.ts';
 import { correctDrift } from './correct-drift.ts';
+import { decideReleaseAction } from './decide-action.ts';
 import { checkDependencies, composeReleaseValues, resolveChart, validateSpec } from './prepare.ts';
 import { readHistory } from './read-history.ts';
 import { recordStatus } from './record-status.ts';
@@ -14,6 +15,7 @@ export const HELM_RELEASE_STEPS: readonly Step<HelmReleaseRun>[] = [
   step('check dependencies', checkDependencies),
   step('compose values', composeReleaseValues),
   step('read release history', readHistory),
+  step('decide action', decideReleaseAction),
   step('rollback request', rollbackRequest),
   step('render', render),
   step('install or upgrade', release),

@@ -46,8 +46,9 @@ export async function rollbackRequest(run: HelmReleaseRun): Promise<undefined> {
   }
   const hold = status.rollbackHold;
   if (!hold) return undefined;
-  if (hold.chartRevision !== chart.revision || hold.configDigest !== digest) {
-    // Latest desired state wins: a new chart or new values end the hold and are released.
+  if (run.forced || hold.chartRevision !== chart.revision || hold.configDigest !== digest) {
+    // Latest desired state wins: a new chart or new values end the hold and are released, as
+    // does a forced upgrade (the user asks for what Git declares).
     delete status.rollbackHold;
     return undefined;
   }
