@@ -1,15 +1,17 @@
 // `mooring build|diff helmrelease`: a HelmRelease rendered as the operator renders it (its values
 // from the cluster in Flux's order, the release history deciding install or upgrade and the
 // revision, the cluster's .Capabilities, the post-renderers and the ownership marks), from a
-// local chart, through the operator's own functions (@mooring/kustomize-operator/helm-release).
+// local chart (--chart) or, without one, from the chart artifact its HelmChart or OCIRepository
+// holds in the cluster, through the operator's own functions (@mooring/kustomize-operator/helm-release).
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HelmRelease } from '@mooring/api';
+import { type Artifact, type HelmRelease, SOURCE_API_VERSION } from '@mooring/api';
 import { chartRecordOf, type JsonObject, ReleaseStore } from '@mooring/helm';
 import { discoverCapabilities } from '@mooring/kustomize-operator/cluster-capabilities';
 import {
   chartFolderIn,
+  chartSourceOf,
   composeValues,
   mergeValues,
   placementOf,
@@ -29,13 +31,23 @@ export interface LocalRelease {
   action: 'install' | 'upgrade';
   revision: number;
   releaseName: string;
+  /** Where the chart came from: the --chart path, or `<Kind> <namespace>/<name> <revision>`. */
+  chartFrom: string;
+}
+
+/** A chart folder ready to render, the revision the operator would record, and how to let it go. */
+interface ChartFolder {
+  dir: string;
+  revision?: string;
+  from: string;
+  cleanup: () => void | Promise<void>;
 }
 
 /** A chart folder, or a packaged chart extracted to a temporary folder (removed by `cleanup`). */
-async function chartFolder(ref: string): Promise<{ dir: string; cleanup: () => void }> {
+async function chartFolder(ref: string): Promise<ChartFolder> {
   if (!existsSync(ref))
     throw new CliError(`--chart ${ref} does not exist: pass a chart directory or a .tgz.`, EXIT_ERROR);
-  if (statSync(ref).isDirectory()) return { dir: ref, cleanup: () => {} };
+  if (statSync(ref).isDirectory()) return { dir: ref, from: ref, cleanup: () => {} };
   const { extractTarGz } = await import('@mooring/artifact');
   const tmp = mkdtempSync(join(tmpdir(), 'mooring-chart-'));
   await extractTarGz(ref, join(tmp, 'package')).catch((err: Error) => {
@@ -43,8 +55,60 @@ async function chartFolder(ref: string): Promise<{ dir: string; cleanup: () => v
   });
   return {
     dir: chartFolderIn(join(tmp, 'package')),
+    from: ref,
     cleanup: () => rmSync(tmp, { recursive: true, force: true }),
   };
+}
+
+/**
+ * The chart the operator would install: the artifact of the HelmRelease's HelmChart (its own for
+ * spec.chart) or OCIRepository, fetched from the URL the source operator advertises, its digest
+ * checked before extraction. An artifact served only inside the cluster is refused with the way out.
+ */
+async function clusterChartFolder(client: KubeClient, hr: HelmRelease): Promise<ChartFolder> {
+  const { fetchArtifact } = await import('@mooring/artifact');
+  const source = chartSourceOf(hr);
+  const label = `${source.kind} ${source.namespace}/${source.name}`;
+  const obj = await client.getOrUndefined<KubeObject & { status?: { artifact?: Artifact } }>({
+    apiVersion: SOURCE_API_VERSION,
+    ...source,
+  });
+  if (!obj)
+    throw new CliError(
+      `${label}, where HelmRelease ${hr.metadata.namespace}/${hr.metadata.name} takes its chart, does not exist: pass --chart <dir|tgz> to render a local chart.`,
+    );
+  const artifact = obj.status?.artifact;
+  if (!artifact?.url || !artifact.digest)
+    throw new CliError(
+      `${label} has no chart artifact yet: see 'mooring get sources ${source.kind === 'HelmChart' ? 'chart' : 'oci'} -n ${source.namespace}', or pass --chart <dir|tgz>.`,
+    );
+  let fetched: Awaited<ReturnType<typeof fetchArtifact>>;
+  try {
+    fetched = await fetchArtifact({
+      url: artifact.url,
+      digest: artifact.digest,
+      retries: 1,
+      timeoutMs: 60_000,
+    });
+  } catch (err) {
+    const { ArtifactFetchError } = await import('@mooring/artifact');
+    if (err instanceof ArtifactFetchError)
+      throw new CliError(
+        `the chart artifact of ${label} is not reachable from here (${err.message}): the source operator serves it inside the cluster; pass --chart <dir|tgz> with a local copy of the chart.`,
+      );
+    throw new CliError(`the chart artifact of ${label}: ${(err as Error).message}.`);
+  }
+  try {
+    return {
+      dir: chartFolderIn(fetched.dir),
+      revision: artifact.revision,
+      from: `${label} ${artifact.revision}`,
+      cleanup: fetched.cleanup,
+    };
+  } catch (err) {
+    await fetched.cleanup();
+    throw new CliError(`the chart artifact of ${label}: ${(err as Error).message}.`);
+  }
 }
 
 /** Local values files merged over the HelmRelease's own values, as `helm -f` merges them. */
@@ -60,16 +124,22 @@ function localValues(files: string[]): JsonObject {
   return values;
 }
 
+/** Renders `hr` with the chart at `chartRef`, or, without one, the chart its source holds in the cluster. */
 export async function renderHelmReleaseLocally(
   client: KubeClient,
   hr: HelmRelease,
-  chartRef: string,
+  chartRef: string | undefined,
   valuesFiles: string[] = [],
 ): Promise<LocalRelease> {
   // The renderer module of this checkout, wherever the CLI bundle runs from.
   process.env.MOORING_HELM_WASM ||= join(REPO_ROOT, 'bin/mooring-helm.wasm');
   const namespace = hr.metadata.namespace ?? 'default';
-  const { dir, cleanup } = await chartFolder(chartRef);
+  const {
+    dir,
+    revision: artifactRevision,
+    from,
+    cleanup,
+  } = chartRef === undefined ? await clusterChartFolder(client, hr) : await chartFolder(chartRef);
   try {
     let values = await composeValues(hr.spec.valuesFrom ?? [], hr.spec.values, (kind, name) =>
       readObjectData(client, kind, namespace, name),
@@ -86,15 +156,11 @@ export async function renderHelmReleaseLocally(
     const crds =
       action === 'upgrade' ? (hr.spec.upgrade?.crds ?? 'Skip') : (hr.spec.install?.crds ?? 'Create');
     const revision = (history.at(-1)?.version ?? 0) + 1;
+    const chartRevision = artifactRevision ?? record.metadata?.version ?? '';
     const release = await renderRelease({
       chart: {
-        artifact: {
-          path: '',
-          url: '',
-          revision: record.metadata?.version ?? '',
-          lastUpdateTime: new Date().toISOString(),
-        },
-        revision: record.metadata?.version ?? '',
+        artifact: { path: '', url: '', revision: chartRevision, lastUpdateTime: new Date().toISOString() },
+        revision: chartRevision,
         dir,
         record,
         name: record.metadata?.name ?? '',
@@ -116,8 +182,9 @@ export async function renderHelmReleaseLocally(
       action,
       revision,
       releaseName: placement.releaseName,
+      chartFrom: from,
     };
   } finally {
-    cleanup();
+    await cleanup();
   }
 }

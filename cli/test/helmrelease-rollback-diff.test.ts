@@ -7,7 +7,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { HELM_API_VERSION, type HelmRelease } from '@mooring/api';
+import { HELM_API_VERSION, type HelmRelease, SOURCE_API_VERSION } from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
 import { eventually, uniqueName } from '@mooring/test/harness';
 import { parseAllDocuments } from 'yaml';
@@ -173,4 +173,86 @@ test('build and diff helmrelease render a local chart as the operator would; the
   assert.match(rec.stdout, new RegExp(`✔ HelmChart ${ns}/${ns}-${name} reconciled`));
   assert.match(rec.stdout, new RegExp(`✔ HelmRelease ${ns}/${name} reconciled`));
   assert.equal(await greeting(name), 'hello');
+});
+
+test('build and diff helmrelease without --chart render the chart its HelmChart holds in the cluster; an artifact not reachable from here is refused', async () => {
+  const ns = stack.namespace;
+  const env = { KUBECONFIG: stack.kubeconfig };
+  const name = uniqueName('src');
+  await installRelease(name);
+
+  const built = await mooring(['build', 'helmrelease', name, '-n', ns], { env });
+  assert.equal(built.code, 0, built.stderr);
+  const config = parseAllDocuments(built.stdout)
+    .map((d) => d.toJS() as KubeObject & { data?: Record<string, string> })
+    .find((o) => o?.kind === 'ConfigMap' && o.metadata.name === `${name}-config`);
+  assert.deepEqual(
+    {
+      greeting: config?.data?.greeting,
+      chartVersion: config?.data?.chartVersion,
+      revision: config?.data?.revision,
+    },
+    { greeting: 'hello', chartVersion: '0.1.0', revision: '2' },
+  );
+
+  await stack.client.mergePatch(
+    { apiVersion: 'v1', kind: 'ConfigMap', namespace: ns, name: `${name}-config` },
+    { data: { greeting: 'tampered' } },
+  );
+  const diff = await mooring(['diff', 'hr', name, '-n', ns], { env });
+  assert.equal(diff.code, 1, `${diff.stdout}${diff.stderr}`);
+  assert.match(diff.stdout, new RegExp(`► ConfigMap/${ns}/${name}-config configured`));
+  assert.match(diff.stdout, /^-\s+greeting: tampered$/m);
+  assert.match(diff.stdout, /^\+\s+greeting: hello$/m);
+  assert.match(diff.stderr, /would change in an upgrade to revision 2/);
+
+  // A chart source whose artifact URL this machine cannot reach (as a Service's inside a cluster).
+  const oci = uniqueName('unreachable');
+  await stack.client.create({
+    apiVersion: SOURCE_API_VERSION,
+    kind: 'OCIRepository',
+    metadata: { name: oci, namespace: ns },
+    spec: {
+      url: 'oci://registry.invalid/charts/probe',
+      interval: '10m',
+      ref: { tag: '0.1.0' },
+      suspend: true,
+    },
+  } as KubeObject);
+  await stack.client.applyStatus(
+    {
+      apiVersion: SOURCE_API_VERSION,
+      kind: 'OCIRepository',
+      metadata: { name: oci, namespace: ns },
+      status: {
+        artifact: {
+          path: `ocirepository/${ns}/${oci}/0.tar.gz`,
+          url: `http://127.0.0.1:1/ocirepository/${ns}/${oci}/0.tar.gz`,
+          revision: `0.1.0@sha256:${'0'.repeat(64)}`,
+          digest: `sha256:${'0'.repeat(64)}`,
+          lastUpdateTime: new Date().toISOString(),
+        },
+      },
+    } as KubeObject,
+    { fieldManager: 'test', force: true },
+  );
+  const far = uniqueName('far');
+  await stack.client.create({
+    apiVersion: HELM_API_VERSION,
+    kind: 'HelmRelease',
+    metadata: { name: far, namespace: ns },
+    spec: { interval: '10m', suspend: true, chartRef: { kind: 'OCIRepository', name: oci } },
+  } as KubeObject);
+  const [buildFar, diffFar] = await Promise.all([
+    mooring(['build', 'hr', far, '-n', ns], { env }),
+    mooring(['diff', 'hr', far, '-n', ns], { env }),
+  ]);
+  const refusal = new RegExp(
+    `the chart artifact of OCIRepository ${ns}/${oci} is not reachable from here .*pass --chart <dir\\|tgz>`,
+  );
+  assert.equal(buildFar.code, 1, buildFar.stderr);
+  assert.match(buildFar.stderr, refusal);
+  assert.equal(buildFar.stdout, '');
+  assert.equal(diffFar.code, 2, diffFar.stderr);
+  assert.match(diffFar.stderr, refusal);
 });

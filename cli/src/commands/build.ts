@@ -33,16 +33,19 @@ export function registerBuild(program: Command): void {
     .command('helmrelease')
     .alias('hr')
     .description(
-      "render a local chart as the HelmRelease would: its values (valuesFrom, values), install or upgrade and revision from the release history, the cluster's .Capabilities, post-renderers and ownership marks",
+      "render the HelmRelease as the operator would, from its chart in the cluster or a local --chart: its values (valuesFrom, values), install or upgrade and revision from the release history, the cluster's .Capabilities, post-renderers and ownership marks",
     )
     .argument('<name>', 'HelmRelease name')
-    .requiredOption('--chart <dir|tgz>', 'local chart to render (a directory or a packaged .tgz)')
+    .option(
+      '--chart <dir|tgz>',
+      "local chart to render (a directory or a packaged .tgz); default: the chart artifact of the HelmRelease's HelmChart or OCIRepository in the cluster",
+    )
     .option(
       '-f, --values <file>',
       'local values file merged over the HelmRelease values (repeatable)',
       collect,
     )
-    .action(async (name: string, opts: { chart: string; values?: string[] }, cmd: Command) => {
+    .action(async (name: string, opts: { chart?: string; values?: string[] }, cmd: Command) => {
       const { getHelmRelease } = await import('../release-history.ts');
       const { renderHelmReleaseLocally } = await import('../helm-release-local.ts');
       const { objectsToYAML } = await import('../render-local.ts');

@@ -35,16 +35,19 @@ export function registerDiff(program: Command): void {
     .command('helmrelease')
     .alias('hr')
     .description(
-      'render a local chart as the HelmRelease would (its values, release history and post-renderers from the cluster) and diff it against the cluster, Secrets masked (exit 0 none, 1 drift, 2 error)',
+      'render the HelmRelease as the operator would (its chart in the cluster or a local --chart; its values, release history and post-renderers from the cluster) and diff it against the cluster, Secrets masked (exit 0 none, 1 drift, 2 error)',
     )
     .argument('<name>', 'HelmRelease name')
-    .requiredOption('--chart <dir|tgz>', 'local chart to render (a directory or a packaged .tgz)')
+    .option(
+      '--chart <dir|tgz>',
+      "local chart to render (a directory or a packaged .tgz); default: the chart artifact of the HelmRelease's HelmChart or OCIRepository in the cluster",
+    )
     .option(
       '-f, --values <file>',
       'local values file merged over the HelmRelease values (repeatable)',
       collect,
     )
-    .action(async (name: string, opts: { chart: string; values?: string[] }, cmd: Command) => {
+    .action(async (name: string, opts: { chart?: string; values?: string[] }, cmd: Command) => {
       const { CliError, describeError, EXIT_ERROR } = await import('../cli-error.ts');
       try {
         const { getHelmRelease } = await import('../release-history.ts');
@@ -63,7 +66,7 @@ export function registerDiff(program: Command): void {
           for (const d of diffs) process.stdout.write(`► ${d.id} ${d.change}\n${d.patch}\n`);
           process.stderr.write(
             diffs.length === 0
-              ? `✔ no changes: the cluster matches ${opts.chart} (${release.action === 'install' ? 'an install' : 'an upgrade'} would be revision ${release.revision})\n`
+              ? `✔ no changes: the cluster matches ${release.chartFrom} (${release.action === 'install' ? 'an install' : 'an upgrade'} would be revision ${release.revision})\n`
               : `◎ ${diffs.length} object${diffs.length === 1 ? '' : 's'} would change in ${release.action === 'install' ? 'an install' : 'an upgrade'} to revision ${release.revision}\n`,
           );
           if (diffs.length) process.exitCode = 1;
