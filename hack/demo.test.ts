@@ -70,6 +70,11 @@ test('npm run demo -- --once walks through sync, promotion, drift, a refused com
       'a hand edit of its DaemonSet is reverted',
       /node-exporter:v1\.12\.1 again after \d+ ms, and still revision 2/,
     ],
+    ['the model-server chart is released', /model-server 0\.1\.0 released as translate-api revision 1/],
+    [
+      'a chart value changed in Git promotes the model',
+      /translate-api upgraded to revision 2 in \d+ ms: ghcr\.io\/acme\/translate-server:2\.1\.0\s+ready 2\/2/,
+    ],
     [
       'the table at the end shows the fix applied',
       /Status at the end:\n(?:.*\n)*? {3}mooring-demo\s+kustomization\/apps\s+main@sha1:[0-9a-f]{7}\s+False\s+True\s+Applied/,

@@ -2,7 +2,9 @@
 // model-serving stack in Git (`infra`, then `apps` with a `staging` overlay); Mooring's source,
 // kustomize and notification operators run in this process against the real API server. Every
 // step is a commit, a webhook or a kubectl-style edit, and the demo measures how long Mooring
-// takes to make the cluster match Git again. `--once` exits after the walk-through; without it the
+// takes to make the cluster match Git again. Helm charts come last: a vendored agent chart and the
+// team's own model-server chart, each a HelmRelease in Git, promoted by changing a value there.
+// `--once` exits after the walk-through; without it the
 // operators keep reconciling (every namespace) under a live status table until Ctrl-C.
 import { execFile } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
@@ -75,6 +77,49 @@ const AGENT_CHART: Record<string, string> = Object.fromEntries(
     ]),
 );
 
+/** The platform team's own chart for a model server (hack/demo-charts/model-server), under charts/model-server. */
+const MODEL_CHART_DIR = join(repoRoot, 'hack/demo-charts/model-server');
+const MODEL_CHART: Record<string, string> = Object.fromEntries(
+  readdirSync(MODEL_CHART_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((f) => statSync(join(MODEL_CHART_DIR, f)).isFile())
+    .map((f) => [`charts/model-server/${f}`, readFileSync(join(MODEL_CHART_DIR, f), 'utf8')]),
+);
+
+/** What the translate model's HelmRelease sets in Git: promoting it is changing these values. */
+interface ModelValues {
+  version: string;
+  replicas: number;
+}
+
+/** The translate model server: the team's chart, released into the models namespace with its values. */
+function modelRelease(model: ModelValues): string {
+  return `apiVersion: ${HELM_API_VERSION}
+kind: HelmRelease
+metadata:
+  name: translate-api
+  namespace: ${NS}
+spec:
+  interval: 1m
+  releaseName: translate-api
+  targetNamespace: ${APP_NS}
+  chart:
+    spec:
+      chart: ./charts/model-server
+      sourceRef:
+        kind: GitRepository
+        name: platform
+  install:
+    disableWait: ${!values.workloads}
+  upgrade:
+    disableWait: ${!values.workloads}
+  values:
+    model:
+      name: translate
+      version: ${model.version}
+    replicas: ${model.replicas}
+`;
+}
+
 /** The agent's HelmRelease: the chart from the platform repository, with this cluster's values. */
 function agentRelease(tag: string): string {
   return `apiVersion: ${HELM_API_VERSION}
@@ -109,10 +154,14 @@ spec:
  * (the model server: a `base`, and a `staging` overlay that names the model version). */
 function stack(
   modelVersion: string,
-  options: { canary: boolean; broken?: boolean; agentTag?: string },
+  options: { canary: boolean; broken?: boolean; agentTag?: string; translate?: ModelValues },
 ): Record<string, string | null> {
   return {
     ...AGENT_CHART,
+    ...MODEL_CHART,
+    // A second model server, from the team's chart: its version and replicas are chart values in Git.
+    'models/kustomization.yaml': 'resources:\n  - translate-api.yaml\n',
+    'models/translate-api.yaml': modelRelease(options.translate ?? { version: '2.0.0', replicas: 1 }),
     // The per-cluster agent, as a platform team keeps it: a HelmRelease in Git, its values beside it.
     'agents/kustomization.yaml': 'resources:\n  - node-agent.yaml\n',
     'agents/node-agent.yaml': agentRelease(options.agentTag ?? 'v1.11.1'),
@@ -527,25 +576,29 @@ try {
 
   step(
     7,
-    'A per-cluster agent from a Helm chart: a HelmRelease in Git installs node-exporter with its values.',
+    "Helm charts from Git: a HelmRelease installs node-exporter (a per-cluster agent), another the team's model-server chart.",
   );
   const agents = kustomization('agents', './agents', { dependsOn: [{ name: 'infra' }] });
+  const models = kustomization('models', './models', { dependsOn: [{ name: 'infra' }] });
   const helmRelease = {
     apiVersion: HELM_API_VERSION,
     kind: 'HelmRelease',
     namespace: NS,
     name: 'node-agent',
   };
+  const modelHelmRelease = { ...helmRelease, name: 'translate-api' };
   type Release = Mooring & {
     status?: { history?: { version: number; chartName: string; chartVersion: string; status: string }[] };
   };
-  const released = (version: number) => async () => {
-    const hr = await client.get<Release>(helmRelease);
-    const latest = hr.status?.history?.[0];
-    return readyOf(hr)?.status === 'True' && latest?.version === version && latest.status === 'deployed'
-      ? hr
-      : undefined;
-  };
+  const released =
+    (version: number, key = helmRelease) =>
+    async () => {
+      const hr = await client.get<Release>(key);
+      const latest = hr.status?.history?.[0];
+      return readyOf(hr)?.status === 'True' && latest?.version === version && latest.status === 'deployed'
+        ? hr
+        : undefined;
+    };
   const agentImage = async () => {
     const ds = await client.get<
       KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }
@@ -557,13 +610,27 @@ try {
     });
     return ds.spec.template.spec.containers[0]?.image;
   };
+  const modelServer = async () => {
+    const deploy = await client.get<
+      KubeObject & {
+        spec: { replicas: number; template: { spec: { containers: { image: string }[] } } };
+        status?: { readyReplicas?: number };
+      }
+    >({ apiVersion: 'apps/v1', kind: 'Deployment', namespace: APP_NS, name: 'translate-api' });
+    return `${deploy.spec.template.spec.containers[0]?.image}  ready ${deploy.status?.readyReplicas ?? 0}/${deploy.spec.replicas}`;
+  };
   t0 = Date.now();
   await client.create(agents);
+  await client.create(models);
   let release = await until('the agent released', released(1), 180_000);
   timings.push(['HelmRelease installed', Date.now() - t0]);
   const r1 = release.status!.history![0]!;
   say(`   ${r1.chartName} ${r1.chartVersion} released as revision ${r1.version} in ${Date.now() - t0} ms`);
   say(`   DaemonSet node-agent-prometheus-node-exporter  ${await agentImage()}`);
+  const m1 = (await until('the model server released', released(1, modelHelmRelease), 180_000)).status!
+    .history![0]!;
+  say(`   ${m1.chartName} ${m1.chartVersion} released as translate-api revision ${m1.version}`);
+  say(`   Deployment translate-api  ${await modelServer()}`);
 
   step(8, "Promote the agent by changing a chart value in Git: Helm's upgrade, release revision 2.");
   commit = await repo.commit(stack('1.2.0', { canary: false, agentTag: 'v1.12.1' }), 'node agent v1.12.1');
@@ -604,6 +671,18 @@ try {
     `   ${await agentImage()} again after ${Date.now() - t0} ms, ${afterRepair === 2 ? 'and still revision 2 (no new release for a repair)' : `now revision ${afterRepair}`}`,
   );
 
+  step(10, 'Promote the translate model by changing its chart values in Git (model 2.1.0, 2 replicas).');
+  commit = await repo.commit(
+    stack('1.2.0', { canary: false, agentTag: 'v1.12.1', translate: { version: '2.1.0', replicas: 2 } }),
+    'translate model 2.1.0 on 2 replicas',
+  );
+  t0 = Date.now();
+  await push(commit);
+  await until('the model server upgraded', released(2, modelHelmRelease), 180_000);
+  timings.push(['model chart value promoted', Date.now() - t0]);
+  say(`   translate-api upgraded to revision 2 in ${Date.now() - t0} ms: ${await modelServer()}`);
+  say(`   (npx mooring trace deployment translate-api -n ${APP_NS}: HelmRelease, HelmChart, commit)`);
+
   say('\nSummary (this machine, this run):');
   for (const [what, ms] of timings) say(`   ${what.padEnd(28)} ${ms} ms`);
   say(`   "Applied revision" alerts delivered to the team's webhook: ${alerts.length}`);
@@ -616,6 +695,8 @@ try {
   say(`  npx mooring events -n ${NS} --for Kustomization/apps`);
   say(`  npx mooring trace deployment sentiment-api -n ${APP_NS}   # which Kustomization and commit`);
   say(`  npx mooring history helmrelease node-agent -n ${NS}   # the agent's Helm revisions`);
+  say(`  npx mooring tree helmrelease translate-api -n ${NS}   # what the model's release applied`);
+  say(`  npx mooring trace deployment translate-api -n ${APP_NS}   # its HelmRelease, HelmChart and commit`);
   say(`  ${kubectl} -n ${APP_NS} get deploy,svc,cm`);
   say('  hack/control-plane down      # stop the control plane and remove its data');
   if (ui && !values.once) say(`\nWeb UI, while this runs: ${ui.url}`);

@@ -94,7 +94,7 @@ async function clusterChartFolder(client: KubeClient, hr: HelmRelease): Promise<
     const { ArtifactFetchError } = await import('@mooring/artifact');
     if (err instanceof ArtifactFetchError)
       throw new CliError(
-        `the chart artifact of ${label} is not reachable from here (${err.message}): the source operator serves it inside the cluster; pass --chart <dir|tgz> with a local copy of the chart.`,
+        `the chart artifact of ${label} is not reachable from here (${err.message}): the source operator serves it at an address only the cluster reaches, or is not running; pass --chart <dir|tgz> with a local copy of the chart.`,
       );
     throw new CliError(`the chart artifact of ${label}: ${(err as Error).message}.`);
   }
