@@ -547,6 +547,8 @@ export class Simulation {
       defaultServiceAccount: undefined,
       requeueDependencyMs: this.scenario.requeueDependencyMs,
       concurrentApplies: this.scenario.concurrentApplies,
+      // Revisions here may drop most of a path; convergence, not the deletion budget, is under test.
+      defaultDeletionBudget: '100%',
     });
     const counted: Reconciler<Kustomization> = {
       ...reconciler,

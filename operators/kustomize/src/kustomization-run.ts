@@ -16,6 +16,8 @@ export interface KustomizationDeps {
   noCrossNamespaceRefs: boolean;
   defaultServiceAccount: string | undefined;
   requeueDependencyMs: number;
+  /** `--default-deletion-budget`: spec.deletionBudget when unset (a count or 'N%'). */
+  defaultDeletionBudget?: number | string;
   /** Parallel applies within one Kustomization. */
   concurrentApplies: number;
   /** How helmCharts render (`--helm-render-*`) and the targets' capabilities; defaults when absent. */

@@ -1,5 +1,12 @@
-import { type FlagTable, flagChecks, type OperatorDefinition, parseDuration } from '@mooring/runtime';
+import {
+  type FlagTable,
+  flagChecks,
+  type OperatorDefinition,
+  OptionsError,
+  parseDuration,
+} from '@mooring/runtime';
 import { CapabilitiesCache } from './cluster-capabilities.ts';
+import { parseDeletionBudget } from './deletion-budget.ts';
 import { helmReleaseReconciler } from './helm-release/helm-release-reconciler.ts';
 import { runHooks, runTests } from './helm-release/hooks.ts';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
@@ -25,6 +32,18 @@ export const KUSTOMIZE_FLAGS = {
     default: '512',
     help: "Memory cap of one chart render, in MiB (the sandboxed renderer's whole linear memory); a chart that needs more is stopped and its Kustomization fails with HelmRenderFailed.",
     check: flagChecks.wholeNumber(64, 16384),
+  },
+  'default-deletion-budget': {
+    type: 'string',
+    default: '50%',
+    help: "Most objects one reconcile's prune may delete, for a Kustomization without spec.deletionBudget: a count or 'N%' of its inventory (rounded up). Over it nothing is deleted and the Kustomization reports PruneBudgetExceeded until the revision is approved (mooring approve prune) or the budget raised.",
+    check: (value, from) => {
+      try {
+        parseDeletionBudget(value);
+      } catch (err) {
+        throw new OptionsError(`${from}: ${(err as Error).message}`);
+      }
+    },
   },
 } satisfies FlagTable;
 
@@ -67,6 +86,7 @@ export function kustomizeOperator(): OperatorDefinition {
           noCrossNamespaceRefs: ctx.options.noCrossNamespaceRefs,
           defaultServiceAccount: ctx.options.defaultServiceAccount,
           requeueDependencyMs: ctx.options.requeueDependencyMs,
+          defaultDeletionBudget: extraFlag(extra, 'default-deletion-budget'),
           concurrentApplies,
           helm: { limits: helmLimits, capabilities },
         }) as never,

@@ -13,6 +13,8 @@ export interface PruneResult {
 export interface PruneOptions {
   labels?: { name: string; namespace: string };
   propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+  /** Only find what would be deleted (in `deleted`), for the deletion budget; nothing is deleted. */
+  dryRun?: boolean;
 }
 
 const KUSTOMIZATION_OWNER = { name: KUSTOMIZE_NAME_LABEL, namespace: KUSTOMIZE_NAMESPACE_LABEL };
@@ -52,7 +54,8 @@ export async function pruneObjects(
       const policy = objectPolicy(live);
       if (!policy.prune || !policy.reconcile) continue;
       if (live.metadata.deletionTimestamp) continue;
-      await client.delete(key, { propagationPolicy: opts.propagationPolicy ?? 'Background', impersonate });
+      if (!opts.dryRun)
+        await client.delete(key, { propagationPolicy: opts.propagationPolicy ?? 'Background', impersonate });
       result.deleted.push(ref);
     } catch (err) {
       result.failed.push({ ref, message: `${refToString(ref)}: ${(err as Error).message}` });

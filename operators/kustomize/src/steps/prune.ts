@@ -3,6 +3,7 @@ import { RetryableError } from '@mooring/runtime';
 import { inventoryOf, refToString, staleEntries } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
 import { pruneObjects } from '../prune.ts';
+import { enforceDeletionBudget } from './deletion-budget.ts';
 import { joinStoredInventory } from './stored-inventory.ts';
 
 /** With `prune`, deletes what the previous inventory lists and this revision no longer declares. */
@@ -17,6 +18,7 @@ export async function prune(run: KustomizationRun): Promise<undefined> {
   if (obj.spec.prune) {
     const revision = need(run.source, 'the source').artifact.revision;
     const stale = staleEntries(run.previous, inventory);
+    const { approved } = await enforceDeletionBudget(run, stale, applied);
     const pruned = await pruneObjects(
       need(run.target, 'the target cluster'),
       stale,
@@ -36,7 +38,9 @@ export async function prune(run: KustomizationRun): Promise<undefined> {
         `prune failed: ${pruned.failed.map((f) => f.message).join('; ')}`,
       );
     }
+    if (approved) status.lastHandledPruneApproval = revision;
   }
+  delete status.prunePending;
   status.inventory = inventory;
   return undefined;
 }
