@@ -1,11 +1,12 @@
 import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
-import { type ApplyChange, ApplyError, applySet } from '../apply/apply-set.ts';
+import { type ApplyChange, ApplyError } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
 import { stageZeroWaiter } from '../apply/stage-zero.ts';
 import { impersonationFor } from '../impersonation.ts';
 import { fromEntry, inventoryId, inventoryOf, type ObjectRef, refToString } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
+import { applyInWaves } from '../waves/apply-in-waves.ts';
 import { joinStoredInventory } from './stored-inventory.ts';
 
 /** A one-line summary of what an apply changed, for the event Flux users know ("Deployment/a/b configured"). */
@@ -17,7 +18,7 @@ function changeSummary(changes: ApplyChange[]): string {
 }
 
 /**
- * Server-side apply in stages, as the Kustomization's service account. Intent before action: what a
+ * Server-side apply in waves (waves/apply-in-waves.ts), each in stages, as the Kustomization's service account. Intent before action: what a
  * stage is about to write joins the stored inventory first, so a crash or a failed apply can never
  * leave an object on the cluster that no inventory lists.
  */
@@ -42,7 +43,7 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
   };
   let changes: ApplyChange[];
   try {
-    changes = await applySet(rendered.manifests, {
+    changes = await applyInWaves(run, rendered.manifests, {
       beforeApply: recordIntent,
       client: target,
       defaultNamespace: run.owner.namespace,

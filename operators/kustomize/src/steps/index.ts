@@ -3,6 +3,7 @@ import type { KustomizationRun } from '../kustomization-run.ts';
 import { apply } from './apply.ts';
 import { checkDependencies } from './check-dependencies.ts';
 import { checkHealth } from './health.ts';
+import { planWavesAndHooks, runPostApplyHooks, runPreApplyHooks, withFailureHooks } from './hooks.ts';
 import { prune } from './prune.ts';
 import { recordSuccess } from './record-success.ts';
 import { refuseEmptyRender, render } from './render.ts';
@@ -17,9 +18,12 @@ export const KUSTOMIZATION_STEPS: readonly Step<KustomizationRun>[] = [
   step('check dependencies', checkDependencies),
   step('render', render),
   step('refuse empty render', refuseEmptyRender),
-  step('apply', apply),
+  step('plan waves and hooks', planWavesAndHooks),
+  step('run pre-apply hooks', withFailureHooks(runPreApplyHooks)),
+  step('apply', withFailureHooks(apply)),
   step('prune', prune),
-  step('check health', checkHealth),
+  step('check health', withFailureHooks(checkHealth)),
+  step('run post-apply hooks', withFailureHooks(runPostApplyHooks)),
   step('time push to applied', timePush),
   step('record success', recordSuccess),
 ];
