@@ -19,6 +19,7 @@ import { registerRollback } from './commands/rollback.ts';
 import { registerTrace } from './commands/trace.ts';
 import { registerUi } from './commands/ui.ts';
 import { cliVersion, registerVersion } from './commands/version.ts';
+import { registerWhy } from './commands/why.ts';
 
 /** The whole command tree; `main.ts` parses argv with it and completion walks it. */
 export function buildProgram(): Command {
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerDiff(program);
   registerPlan(program);
   registerTrace(program);
+  registerWhy(program);
   registerUi(program);
   registerHistory(program);
   registerRollback(program);

@@ -14,7 +14,7 @@ export interface DependencyNode {
   status?: {
     observedGeneration?: number;
     lastAppliedRevision?: string;
-    conditions?: { type: string; status: string; message?: string }[];
+    conditions?: { type: string; status: string; message?: string; observedGeneration?: number }[];
   };
 }
 
@@ -67,6 +67,8 @@ export function checkDependencies(
   self: DependencyNode,
   dependencies: Map<string, DependencyNode | undefined>,
   sourceRevision: string | undefined,
+  /** The chain that stops a dependency that is not Ready, to say instead of its Ready message. */
+  explain: (dep: DependencyNode) => string | undefined = () => undefined,
 ): DependencyVerdict {
   for (const ref of self.spec.dependsOn ?? []) {
     const key = dependencyKey(ref, self);
@@ -90,7 +92,18 @@ export function checkDependencies(
       }
       continue;
     }
+    // A Ready condition about this generation that is not True: say the chain that stops it.
+    const ready = dep.status?.conditions?.find((c) => c.type === 'Ready');
+    const current =
+      ready?.observedGeneration === undefined || ready.observedGeneration === dep.metadata.generation;
     const why = builtInCheck(self, dep, sourceRevision);
+    const chain = why && ready && ready.status !== 'True' && current ? explain(dep) : undefined;
+    if (chain)
+      return {
+        ready: false,
+        reason: 'DependencyNotReady',
+        message: `dependency '${key}' is not ready: ${chain}`,
+      };
     if (why)
       return {
         ready: false,

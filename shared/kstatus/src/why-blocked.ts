@@ -22,8 +22,11 @@ export interface AppliedHealth extends ObjectRef {
   message: string;
 }
 
-/** An object by kind, namespace and name; undefined when it does not exist (or is not known). */
-export type ChainLookup = (kind: string, namespace: string, name: string) => ChainObject | undefined;
+/**
+ * An object by kind, namespace and name: undefined when it does not exist, null when the caller
+ * holds no copy of that kind (the edge is then not followed rather than reported missing).
+ */
+export type ChainLookup = (kind: string, namespace: string, name: string) => ChainObject | undefined | null;
 
 /** The health of what an object applied and waits on; undefined when the caller did not read it. */
 export type HealthLookup = (obj: ChainObject) => readonly AppliedHealth[] | undefined;
@@ -88,7 +91,12 @@ function sourceRefOf(obj: ChainObject): Ref | undefined {
   const spec = obj.spec as
     | { sourceRef?: Ref; chart?: { spec?: { sourceRef?: Ref } }; chartRef?: Ref }
     | undefined;
-  return spec?.sourceRef ?? spec?.chart?.spec?.sourceRef ?? spec?.chartRef;
+  if (spec?.sourceRef) return spec.sourceRef;
+  if (spec?.chartRef) return spec.chartRef;
+  // A HelmRelease's spec.chart is fetched through the HelmChart the operator keeps for it.
+  const [namespace, name] = ((obj.status as { helmChart?: string } | undefined)?.helmChart ?? '').split('/');
+  if (namespace && name) return { kind: 'HelmChart', namespace, name };
+  return spec?.chart?.spec?.sourceRef;
 }
 
 function ownState(obj: ChainObject): Blocker {
@@ -149,16 +157,17 @@ function explain(
       name: sourceRef.name,
     };
     const found = lookup(source.kind, source.namespace, source.name);
-    if (!found) return { state: 'source', source, blocker: { state: 'missing' } };
-    if (isSuspended(found) && !isReady(found))
+    if (found === undefined) return { state: 'source', source, blocker: { state: 'missing' } };
+    if (found && isSuspended(found) && !isReady(found))
       return { state: 'source', source, blocker: { state: 'suspended' } };
-    if (!isReady(found)) return { state: 'source', source, blocker: ownState(found) };
+    if (found && !isReady(found)) return { state: 'source', source, blocker: ownState(found) };
   }
 
   for (const dep of ((obj.spec as { dependsOn?: Ref[] } | undefined)?.dependsOn ?? []) as Ref[]) {
     const ref = { kind: dep.kind ?? kind, namespace: dep.namespace ?? namespace, name: dep.name };
     if (path.includes(idOf(ref))) return { state: 'cycle', dependency: ref };
     const found = lookup(ref.kind, ref.namespace, ref.name);
+    if (found === null) continue;
     if (!found) return { state: 'dependency', dependency: ref, blocker: { state: 'missing' } };
     if (path.length >= MAX_DEPTH)
       return isReady(found) ? undefined : { state: 'dependency', dependency: ref, blocker: ownState(found) };

@@ -91,6 +91,14 @@ export interface ReconcileContext {
    * to be applied) and for a long apply or health wait that users should see under way.
    */
   saveProgress(message: string): Promise<void>;
+  /** This kind's and the watched kinds' objects as the informers hold them: reads with no API call. */
+  cache?: ObjectCache;
+}
+
+/** Reads from a controller's informers; `covers` says whether an absent object is really absent. */
+export interface ObjectCache {
+  covers(kind: string, namespace: string): boolean;
+  get(kind: string, namespace: string, name: string): KubeObject | undefined;
 }
 
 export interface ReconcileResult {
@@ -177,6 +185,20 @@ export class Controller<T extends MooringObject> {
   readonly informer: Informer<T>;
   /** Informers of the watched kinds that are not this kind itself. */
   readonly #secondary: Informer<KubeObject>[] = [];
+  /** Every informer by kind (this one's and the watched ones'), for `ReconcileContext.cache`. */
+  readonly #byKind = new Map<string, Informer<KubeObject>>();
+  readonly #cache: ObjectCache = {
+    // This kind's own informer holds only its shard when a label selector is set.
+    covers: (kind, namespace) =>
+      this.#byKind.has(kind) &&
+      !(kind === this.#r.kind && this.#o.labelSelector) &&
+      (this.#o.namespace === undefined || this.#o.namespace === namespace),
+    get: (kind, namespace, name) => {
+      const found = this.#byKind.get(kind)?.get(`${namespace}/${name}`);
+      // A list's items carry no kind; the chain of dependencies keys on it.
+      return found && { ...found, kind };
+    },
+  };
   readonly queue: WorkQueue;
   readonly #r: Reconciler<T>;
   readonly #o: ControllerOptions;
@@ -220,6 +242,7 @@ export class Controller<T extends MooringObject> {
       if (e.type === 'added' || (e.old && needsReconcile(e.old, e.object))) this.queue.add(key);
       this.#o.metrics?.setQueueDepth(this.#r.kind, this.queue.pending);
     });
+    this.#byKind.set(reconciler.kind, this.informer as unknown as Informer<KubeObject>);
     for (const watch of reconciler.watches ?? []) {
       const same = watch.apiVersion === reconciler.apiVersion && watch.kind === reconciler.kind;
       // Sources and dependencies are not sharded by the label selector, only this kind's objects are.
@@ -238,6 +261,7 @@ export class Controller<T extends MooringObject> {
               ),
           });
       if (!same) this.#secondary.push(informer);
+      this.#byKind.set(watch.kind, informer);
       informer.on((e) => {
         // The initial list is not a change; objects are reconciled on their own add anyway.
         if (e.type === 'added' && !informer.hasSynced()) return;
@@ -347,6 +371,7 @@ export class Controller<T extends MooringObject> {
       signal: this.#hardStop.signal,
       now,
       metrics: this.#o.metrics,
+      cache: this.#cache,
       saveProgress: async (message) => {
         status.conditions = markReconciling(
           status.conditions,

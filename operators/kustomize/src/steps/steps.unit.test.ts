@@ -427,7 +427,8 @@ test('check dependencies: a dependency not Ready waits at the dependency retry i
       err instanceof WaitingError &&
       err.reason === Reason.DependencyNotReady &&
       err.requeueAfterMs === DEPENDENCY_MS &&
-      err.message === "dependency 'apps/infra' is not ready: Ready is False: Deployment/apps/db not ready",
+      err.message ===
+        "dependency 'apps/infra' is not ready: Kustomization apps/infra failed: HealthCheckFailed: Deployment/apps/db not ready.",
   );
   assert.equal(w.renders.calls.length, 0);
 });

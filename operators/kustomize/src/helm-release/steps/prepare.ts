@@ -43,6 +43,7 @@ export async function checkDependencies(run: HelmReleaseRun): Promise<undefined>
   await awaitDependencies(run.deps.client, run.obj as DependencyNode, {
     sourceRevision: undefined,
     requeueDependencyMs: run.deps.requeueDependencyMs,
+    cache: run.ctx.cache,
   });
   return undefined;
 }
