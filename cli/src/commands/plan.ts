@@ -12,6 +12,7 @@ interface PlanFlags {
   pr?: string;
   repoUrl?: string;
   statusContext?: string;
+  statusSha?: string;
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -54,6 +55,10 @@ export function registerPlan(program: Command): void {
       "the repository's address on the host, with --post (default: the origin remote)",
     )
     .option('--status-context <name>', 'the commit status name, with --post', 'mooring/plan')
+    .option(
+      '--status-sha <sha>',
+      "the commit to set the status on, with --post (default the head's; pass the pull request's head when --head is a merge preview)",
+    )
     .addHelpText(
       'after',
       '\nWith --kubeconfig, substituteFrom variables and decryption keys are read from the cluster and the head render is diffed against it by server-side dry run.\n--post reads the token from $MOORING_GIT_TOKEN.',
@@ -123,9 +128,10 @@ async function runPlan(opts: PlanFlags, cmd: Command): Promise<void> {
       repoUrl: repoUrl.trim(),
       token: process.env[TOKEN_ENV]!,
       context: opts.statusContext ?? 'mooring/plan',
+      statusSha: opts.statusSha ?? plan.head.sha,
     });
     process.stderr.write(
-      `✔ posted the plan to pull request #${pr} and set ${opts.statusContext} on ${plan.head.sha.slice(0, 12)}\n`,
+      `✔ posted the plan to pull request #${pr} and set ${opts.statusContext} on ${(opts.statusSha ?? plan.head.sha).slice(0, 12)}\n`,
     );
   }
   process.exitCode = planExitCode(plan);

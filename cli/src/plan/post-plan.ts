@@ -22,6 +22,8 @@ export interface PostTarget {
   repoUrl: string;
   token: string;
   context: string;
+  /** The commit the status is set on: the head's, unless the head is a merge preview of the pull request. */
+  statusSha: string;
 }
 
 /** `git@github.com:org/app.git` as the ssh:// URL the request builders read; other forms unchanged. */
@@ -35,7 +37,7 @@ export function asUrl(address: string): string {
 export async function postPlan(plan: Plan, markdown: string, t: PostTarget): Promise<void> {
   const target = { address: asUrl(t.repoUrl), token: t.token };
   const comment = pullRequestCommentRequest(t.host, target, t.pr, markdown);
-  const status = commitStatusRequest(t.host, target, plan.head.sha, {
+  const status = commitStatusRequest(t.host, target, t.statusSha, {
     state: planState(plan),
     context: t.context,
     description: planHeadline(plan),
@@ -54,7 +56,7 @@ export async function postPlan(plan: Plan, markdown: string, t: PostTarget): Pro
   });
   await sendRequest(status, send, retry).catch((err: Error) => {
     throw new CliError(
-      `setting the commit status of ${plan.head.sha.slice(0, 12)} on ${host} failed: ${err.message}.`,
+      `setting the commit status of ${t.statusSha.slice(0, 12)} on ${host} failed: ${err.message}.`,
     );
   });
 }
