@@ -299,6 +299,33 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
     );
   });
 
+  test('post-apply hooks run after the revision is healthy; hook-succeeded deletes a Job once it completed', async () => {
+    const { repo, name: source } = await chartRepo(stack);
+    const app = uniqueName('app');
+    const smoke = uniqueName('smoke');
+    const marker = uniqueName('marker');
+    await repo.commit(
+      files('app', [
+        deployment(app),
+        job(smoke, { 'mooring.dev/hook': 'post-apply', 'mooring.dev/hook-delete-policy': 'hook-succeeded' }),
+        configMap(marker, { done: 'true' }, { 'argocd.argoproj.io/hook': 'PostSync' }),
+      ]),
+    );
+    const ks = uniqueName('ks');
+    await createKustomization(ks, source, 'app');
+    const ready = await waitForKustomization(ks, 'True');
+    assert.deepEqual(ready.status?.hooks?.postApply, { result: 'Succeeded' });
+    assert.equal(await liveJob(smoke), undefined, 'hook-succeeded deleted the completed Job');
+    const deploy = await liveDeployment(app);
+    const markerLive = await liveConfigMap(marker);
+    assert.ok(
+      created(markerLive) >= conditionTime(deploy, 'Available'),
+      `post-apply ConfigMap created ${markerLive?.metadata.creationTimestamp}, Deployment available ${conditionTime(deploy, 'Available')}`,
+    );
+    const inventory = (ready.status?.inventory?.entries ?? []).map((e) => e.id);
+    assert.ok(!inventory.some((id) => id.includes(marker) || id.includes(smoke)), inventory.join());
+  });
+
   test('waves apply in order: with wait, a wave is healthy before the next is applied, and an unhealthy one holds the rest', async () => {
     const { repo, name: source } = await chartRepo(stack);
     const db = uniqueName('db');
