@@ -86,3 +86,45 @@ test('a missing target namespace is refused until spec.install.createNamespace c
     'the release objects are in the created namespace',
   );
 });
+
+test('with createNamespace, an upgrade makes a target namespace that was deleted since the install', async () => {
+  const ns = stack.namespace;
+  const name = uniqueName('nsup');
+  const gone = uniqueName('hr-gone');
+  const source = await chartRepo(stack);
+  await stack.client.create({
+    apiVersion: HELM_API_VERSION,
+    kind: 'HelmRelease',
+    metadata: { name, namespace: ns },
+    spec: {
+      interval: '10m',
+      timeout: '2m',
+      targetNamespace: gone,
+      // The records outlive the target namespace, so the next release is an upgrade.
+      storageNamespace: ns,
+      install: { createNamespace: true },
+      chart: chartSpec(source.name),
+    },
+  } as KubeObject);
+  await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 1, 180_000);
+  const namespaceKey = { apiVersion: 'v1', kind: 'Namespace', name: gone };
+  await stack.client.delete(namespaceKey);
+  await eventually(
+    'the target namespace deleted',
+    async () => !(await stack.client.getOrUndefined(namespaceKey)),
+    180_000,
+  );
+
+  await stack.client.mergePatch(hrKey(ns, name), { spec: { values: { greeting: 'back again' } } });
+  await waitForHelmRelease(stack, name, 'True', (o) => o.status?.history?.[0]?.version === 2, 180_000);
+  const made = await stack.client.get(namespaceKey);
+  assert.equal(made.metadata.labels?.['helm.mooring.dev/name'], name);
+  const config = await stack.client.get<KubeObject & { data?: Record<string, string> }>({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    namespace: gone,
+    name: `${gone}-${name}-config`,
+  });
+  assert.deepEqual([config.data?.greeting, config.data?.isUpgrade], ['back again', 'true']);
+  await stack.client.delete(namespaceKey).catch(() => {});
+});

@@ -6,6 +6,7 @@ import { type HookEvent, helmTime, ReleaseExistsError, type ReleaseRecord } from
 import { parseDuration, RetryableError, StalledError, WaitingError } from '@mooring/runtime';
 import { clusterLookup } from '../../helm-lookup.ts';
 import { applyRelease, changeSummary, waitForRelease } from '../apply-release.ts';
+import { cleanupFailedUpgrade } from '../cleanup-on-fail.ts';
 import { type HelmReleaseRun, need, type ReleaseManifest } from '../helm-release-run.ts';
 import { releaseFromRecord, renderRelease } from '../render-release.ts';
 import { ensureTargetNamespace } from '../target-namespace.ts';
@@ -188,7 +189,7 @@ export async function release(run: HelmReleaseRun): Promise<undefined> {
   status.lastAttemptedRevision = chart.revision;
   status.lastAttemptedConfigDigest = need(run.configDigest, 'the values');
   status.lastAttemptedReleaseAction = action;
-  if (action === 'install') await ensureTargetNamespace(run);
+  await ensureTargetNamespace(run, action);
 
   await store.prune(placement.releaseName, obj.spec.maxHistory ?? DEFAULT_MAX_HISTORY);
   const record = recordOf(
@@ -286,6 +287,7 @@ async function failed(
   const message = `Helm ${action} failed for release ${placement.storageNamespace}/${placement.releaseName}.v${record.version}: ${why}`;
   ctx.setCondition(ConditionType.Released, 'False', reason, message);
   ctx.event('error', reason, message);
+  if (action === 'upgrade' && obj.spec.upgrade?.cleanupOnFail) await cleanupFailedUpgrade(run);
   if (remediate) {
     const strategy =
       action === 'upgrade' && run.deployed
