@@ -297,7 +297,7 @@ async function failed(
       await rollback(run, need(run.deployed, 'the deployed release'), record.version + 1);
     else await uninstallFailed(run, record);
   }
-  const full = `${message}${exhausted ? ` (${failures} failures, retries: ${retries}: not retried until the chart or values change)` : ''}`;
+  const full = `${message}${exhausted ? ` (${failures} failures, retries: ${retries}: not retried until the chart or values change, or 'mooring reconcile helmrelease --force' asks)` : ''}`;
   if (exhausted) throw new StalledError(reason, full);
   throw new RetryableError(reason, full);
 }
