@@ -8,11 +8,16 @@
 // is failed by the Job controller (DeadlineExceeded). Order is read from the cluster's own
 // timestamps, never from how long anything took.
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { KUSTOMIZE_API_VERSION } from '@mooring/api';
+import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import type { KubeObject, MooringObject } from '@mooring/runtime';
-import { eventually, uniqueName } from '@mooring/test/harness';
+import { sourceOperator } from '@mooring/source-operator';
+import { eventually, startInProcessOperators, uniqueName } from '@mooring/test/harness';
 import { stringify } from 'yaml';
+import { kustomizeOperator } from '../src/kustomize-operator.ts';
 import {
   chartRepo,
   condition,
@@ -104,10 +109,10 @@ function files(dir: string, objects: KubeObject[]): Record<string, string | null
   return out;
 }
 
-const ksKey = (name: string) => ({
+const ksKey = (name: string, namespace = stack.namespace) => ({
   apiVersion: KUSTOMIZE_API_VERSION,
   kind: 'Kustomization',
-  namespace: stack.namespace,
+  namespace,
   name,
 });
 
@@ -116,11 +121,12 @@ async function createKustomization(
   source: string,
   path: string,
   spec: Record<string, unknown> = {},
+  namespace = stack.namespace,
 ) {
   await stack.client.create({
     apiVersion: KUSTOMIZE_API_VERSION,
     kind: 'Kustomization',
-    metadata: { name, namespace: stack.namespace },
+    metadata: { name, namespace },
     spec: {
       interval: '10m',
       prune: true,
@@ -138,13 +144,14 @@ async function waitForKustomization(
   status: 'True' | 'False',
   when: (k: KustomizationObject) => boolean = () => true,
   timeoutMs = 60_000,
+  namespace = stack.namespace,
 ): Promise<KustomizationObject> {
   let last: KustomizationObject | undefined;
   try {
     return await eventually(
       `Kustomization ${name} Ready=${status}`,
       async () => {
-        last = await stack.client.get<KustomizationObject>(ksKey(name));
+        last = await stack.client.get<KustomizationObject>(ksKey(name, namespace));
         const ready = condition(last, 'Ready');
         return ready?.status === status && ready.observedGeneration === last.metadata.generation && when(last)
           ? last
@@ -157,14 +164,14 @@ async function waitForKustomization(
   }
 }
 
-const live = (apiVersion: string, kind: string, name: string) =>
+const live = (apiVersion: string, kind: string, name: string, namespace = stack.namespace) =>
   stack.client.getOrUndefined<KubeObject & { status?: Record<string, unknown> }>({
     apiVersion,
     kind,
-    namespace: stack.namespace,
+    namespace,
     name,
   });
-const liveJob = (name: string) => live('batch/v1', 'Job', name);
+const liveJob = (name: string, namespace = stack.namespace) => live('batch/v1', 'Job', name, namespace);
 const liveDeployment = (name: string) => live('apps/v1', 'Deployment', name);
 const liveConfigMap = (name: string) => live('v1', 'ConfigMap', name);
 
@@ -324,6 +331,65 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
     );
     const inventory = (ready.status?.inventory?.entries ?? []).map((e) => e.id);
     assert.ok(!inventory.some((id) => id.includes(marker) || id.includes(smoke)), inventory.join());
+  });
+
+  test('a restarted kustomize operator does not run the hooks of a revision again', async (t) => {
+    // A namespace of its own, so the kustomize operator can be stopped and started while the
+    // source operator serving its artifact keeps running.
+    const namespace = uniqueName('ks-restart');
+    await stack.client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+    const storage = await mkdtemp(join(tmpdir(), 'mooring-storage-'));
+    const sources = await startInProcessOperators(
+      [sourceOperator()],
+      namespace,
+      ['--storage-path', storage, '--storage-addr', '127.0.0.1:0'],
+      { kubeconfig: stack.kubeconfig },
+    );
+    const startKustomize = () =>
+      startInProcessOperators([kustomizeOperator()], namespace, [], { kubeconfig: stack.kubeconfig });
+    let appliers = await startKustomize();
+    t.after(async () => {
+      await appliers.stop();
+      await sources.stop();
+      await rm(storage, { recursive: true, force: true, maxRetries: 5 });
+      await stack.client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => {});
+    });
+    const source = uniqueName('repo');
+    const repo = await stack.git.createRepo(source);
+    const migrate = uniqueName('migrate');
+    await repo.commit(
+      files('app', [job(migrate, { 'mooring.dev/hook': 'pre-apply' }), configMap('settings', { a: '1' })]),
+    );
+    await stack.client.create({
+      apiVersion: SOURCE_API_VERSION,
+      kind: 'GitRepository',
+      metadata: { name: source, namespace },
+      spec: { url: repo.url, interval: '10m', ref: { branch: 'main' } },
+    } as KubeObject);
+    const ks = uniqueName('ks');
+    await createKustomization(ks, source, 'app', {}, namespace);
+    await waitForKustomization(ks, 'True', () => true, 60_000, namespace);
+    const first = await liveJob(migrate, namespace);
+    assert.ok(first);
+
+    await appliers.stop();
+    appliers = await startKustomize();
+    const token = `${Date.now()}-restart`;
+    await stack.client.mergePatch(ksKey(ks, namespace), {
+      metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': token } },
+    });
+    await waitForKustomization(
+      ks,
+      'True',
+      (k) => k.status?.lastHandledReconcileAt === token,
+      60_000,
+      namespace,
+    );
+    assert.equal(
+      (await liveJob(migrate, namespace))?.metadata.uid,
+      first.metadata.uid,
+      'the new process did not run it again',
+    );
   });
 
   test('waves apply in order: with wait, a wave is healthy before the next is applied, and an unhealthy one holds the rest', async () => {
