@@ -113,6 +113,12 @@ describe('mooring plan', () => {
     const usage = await mooring(['plan', '--repo', repo.dir]);
     assert.equal(usage.code, 1);
     assert.match(usage.stderr, /--base/);
+    const noneOfOurs = await plan('--source', 'default/not-declared');
+    assert.equal(noneOfOurs.code, 1);
+    assert.match(
+      noneOfOurs.stderr,
+      /none of the 7 Kustomizations and HelmReleases declared here reads this repository \(GitRepository default\/not-declared \(--source\)\): pass --source/,
+    );
     const badRef = await mooring(['plan', '--repo', repo.dir, '--base', 'no-such-branch']);
     assert.equal(badRef.code, 1);
     assert.match(badRef.stderr, /--base no-such-branch is not a commit/);

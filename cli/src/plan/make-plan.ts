@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HelmRelease, Kustomization } from '@mooring/api';
 import type { KubeObject } from '@mooring/runtime';
+import { CliError } from '../cli-error.ts';
 import { type DeclaredApplier, type DeclaredObjects, declaredObjects, sourceOf } from './declared-objects.ts';
 import { type BudgetCheck, checkBudget } from './deletion-budget.ts';
 import { changedFiles, checkOut, remoteUrls, resolveCommit } from './git-revisions.ts';
@@ -188,6 +189,13 @@ export async function makePlan(opts: PlanOptions): Promise<Plan> {
         otherSources: [],
         unreadable: [...headDecl.unreadable],
       };
+      const declared = [...baseAll.values(), ...headAll.values()];
+      const count = new Set([...baseAll.keys(), ...headAll.keys()]).size;
+      // A plan that silently skips everything would read as "no changes": say what to pass instead.
+      if (declared.length && !declared.some(ours))
+        throw new CliError(
+          `none of the ${count} Kustomizations and HelmReleases declared here reads this repository (${matcher.describe}): pass --source <namespace>/<name> for the GitRepository that fetches it.`,
+        );
       const work: (() => Promise<ApplierPlan>)[] = [];
       for (const key of new Set([...headAll.keys(), ...baseAll.keys()])) {
         const before = baseAll.get(key);
