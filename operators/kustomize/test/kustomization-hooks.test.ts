@@ -392,6 +392,49 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
     );
   });
 
+  test('a hook still running at spec.timeout is HookFailed naming it, waited on again rather than re-created, and replaced by a fix', async () => {
+    const { repo, name: source } = await chartRepo(stack);
+    const migrate = uniqueName('migrate');
+    const settings = uniqueName('settings');
+    const stuck = job(migrate, { 'mooring.dev/hook': 'pre-apply' });
+    (stuck.spec as { template: { spec: Record<string, unknown> } }).template.spec.nodeSelector = {
+      'mooring.dev/no-such-node': 'true',
+    };
+    await repo.commit(files('app', [stuck, configMap(settings, { a: '1' })]));
+    const ks = uniqueName('ks');
+    await createKustomization(ks, source, 'app', { timeout: '10s' });
+    const timedOut = await waitForKustomization(
+      ks,
+      'False',
+      (k) => condition(k, 'Ready')?.reason === 'HookFailed',
+      120_000,
+    );
+    assert.match(
+      condition(timedOut, 'Ready')!.message,
+      new RegExp(`pre-apply hook Job/${stack.namespace}/${migrate} did not complete within spec.timeout`),
+    );
+    assert.equal(await liveConfigMap(settings), undefined, 'nothing applied while the hook runs');
+    const first = await liveJob(migrate);
+    const token = `${Date.now()}-again`;
+    await stack.client.mergePatch(ksKey(ks), {
+      metadata: { annotations: { 'reconcile.mooring.dev/requestedAt': token } },
+    });
+    await waitForKustomization(ks, 'False', (k) => k.status?.lastHandledReconcileAt === token, 120_000);
+    assert.equal(
+      (await liveJob(migrate))?.metadata.uid,
+      first?.metadata.uid,
+      'the same Job, waited on again',
+    );
+
+    await repo.commit(
+      files('app', [job(migrate, { 'mooring.dev/hook': 'pre-apply' }), configMap(settings, { a: '1' })]),
+    );
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
+    await waitForKustomization(ks, 'True', () => true, 120_000);
+    assert.notEqual((await liveJob(migrate))?.metadata.uid, first?.metadata.uid, 'the fix replaced it');
+    assert.ok(await liveConfigMap(settings));
+  });
+
   test('waves apply in order: with wait, a wave is healthy before the next is applied, and an unhealthy one holds the rest', async () => {
     const { repo, name: source } = await chartRepo(stack);
     const db = uniqueName('db');

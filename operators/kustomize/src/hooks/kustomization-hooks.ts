@@ -60,6 +60,11 @@ function callOptions(run: KustomizationRun, record: HookRunStatus): HookCallOpti
   };
 }
 
+/** A hook still running when the reconcile's time ran out: not a failure of the hook, so not recorded as one. */
+class HookTimeout extends Error {
+  override name = 'HookTimeout';
+}
+
 /** Runs the steps in order; the first failure stops them. Returns the failure's message, or undefined. */
 async function execute(
   phase: HookPhase,
@@ -72,6 +77,11 @@ async function execute(
       await runOneHook(step, opts);
       done.push(step);
     } catch (err) {
+      // The Kustomization's timeout, not a shutdown or a newer revision: say which hook it waited on.
+      if (opts.signal.aborted && (opts.signal.reason as Error | undefined)?.name === 'TimeoutError')
+        throw new HookTimeout(
+          `${phase} hook ${step.object.describe} did not complete within spec.timeout; the next attempt waits for it again`,
+        );
       if (!(err instanceof HookFailure)) throw err;
       let message = `${phase} hook ${step.object.describe} failed: ${err.message}`;
       if (err.started)
@@ -135,7 +145,13 @@ export async function runHookPhase(
   if (requestedAt !== undefined) record.requestedAt = requestedAt;
   delete record[PHASE_FIELD[phase]];
   await ctx.saveProgress(`running ${steps.length} ${phase} hooks of revision '${revision}'`);
-  const failed = await execute(phase, steps, callOptions(run, record));
+  let failed: string | undefined;
+  try {
+    failed = await execute(phase, steps, callOptions(run, record));
+  } catch (err) {
+    if (err instanceof HookTimeout) throw failure(err.message);
+    throw err;
+  }
   if (failed) {
     record[PHASE_FIELD[phase]] = { result: 'Failed', message: failed };
     throw failure(failed);
