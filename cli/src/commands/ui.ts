@@ -5,6 +5,11 @@ interface UiFlags {
   port: string;
   open: boolean;
   allNamespaces?: boolean;
+  inCluster?: boolean;
+  listen?: string;
+  auth: string;
+  proxySecretFile?: string;
+  allowedOrigin?: string;
 }
 
 /** `mooring ui`: the web UI on 127.0.0.1, as the user, until interrupted. */
@@ -16,9 +21,28 @@ export function registerUi(program: Command): void {
     )
     .option('--port <port>', 'port on 127.0.0.1 (0 picks a free one)', '9095')
     .option('--no-open', 'print the URL without opening a browser')
+    .option(
+      '--in-cluster',
+      'serve many users from inside the cluster (docs/ui.md): reads as this process, actions as the signed-in user',
+    )
+    .option('--listen <host:port>', 'with --in-cluster: where to listen', '0.0.0.0:9090')
+    .option(
+      '--auth <mode>',
+      "with --in-cluster: 'token' (sign in with a Kubernetes token, checked by TokenReview) or 'proxy' (X-Remote-User from an authenticating proxy)",
+      'token',
+    )
+    .option(
+      '--proxy-secret-file <file>',
+      'with --auth proxy: the secret the proxy sends in X-Mooring-Proxy-Secret; X-Remote-User is believed only with it',
+    )
+    .option(
+      '--allowed-origin <origin>',
+      'with --in-cluster: the origin writes must come from (default: the Host asked for)',
+    )
     .action(async (flags: UiFlags, cmd: Command) => {
       const { CliError, EXIT_ERROR } = await import('../cli-error.ts');
       const { startUiServer } = await import('../ui/ui-server.ts');
+      if (flags.inCluster) return serveInCluster(flags, cmd);
       if (!/^\d+$/.test(flags.port) || Number(flags.port) > 65535)
         throw new CliError(
           `--port '${flags.port}' is not a port number: write e.g. --port 9095.`,
@@ -63,4 +87,51 @@ function openBrowser(url: string): void {
       child.unref();
     })
     .catch(() => undefined);
+}
+
+/** `mooring ui --in-cluster`: the UI for every user of the cluster, until SIGTERM. */
+async function serveInCluster(flags: UiFlags, cmd: Command): Promise<void> {
+  const { readFile } = await import('node:fs/promises');
+  const { CliError, EXIT_ERROR } = await import('../cli-error.ts');
+  const { startUiServer } = await import('../ui/ui-server.ts');
+  const listen = /^(.*):(\d+)$/.exec(flags.listen ?? '');
+  if (!listen || Number(listen[2]) > 65535)
+    throw new CliError(
+      `--listen '${flags.listen}' is not host:port: write e.g. --listen 0.0.0.0:9090.`,
+      EXIT_ERROR,
+    );
+  let auth: import('../ui/in-cluster-auth.ts').InClusterAuth;
+  if (flags.auth === 'token') auth = { mode: 'token' };
+  else if (flags.auth === 'proxy') {
+    const file = flags.proxySecretFile ?? process.env.MOORING_UI_PROXY_SECRET_FILE;
+    if (!file)
+      throw new CliError(
+        '--auth proxy needs --proxy-secret-file: without it anyone could claim to be anyone.',
+        EXIT_ERROR,
+      );
+    const proxySecret = (await readFile(file, 'utf8')).trim();
+    if (proxySecret.length < 16)
+      throw new CliError(
+        `the proxy secret in ${file} is shorter than 16 characters: make a long random one.`,
+        EXIT_ERROR,
+      );
+    auth = { mode: 'proxy', proxySecret };
+  } else throw new CliError(`--auth '${flags.auth}' is not token or proxy.`, EXIT_ERROR);
+  const session = sessionOf(cmd);
+  const client = await session.client();
+  const namespace = cmd.optsWithGlobals<{ namespace?: string }>().namespace;
+  const server = await startUiServer({
+    client,
+    namespace,
+    port: Number(listen[2]),
+    inCluster: { auth, host: listen[1] || '0.0.0.0', allowedOrigin: flags.allowedOrigin },
+  });
+  // Never a token or secret here: only where it listens and how users sign in.
+  process.stdout.write(`mooring ui: serving ${server.url} in-cluster, sign-in by ${auth.mode}\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.close();
+  session.close();
 }

@@ -1,5 +1,5 @@
 import { KINDS } from '@mooring/api';
-import { ApiError, type KubeClient } from '@mooring/runtime';
+import { ApiError, type Impersonation, type KubeClient } from '@mooring/runtime';
 import { apiVersionOf } from '../kinds.ts';
 import { requestPatch, requestTimestamp } from '../wait-reconcile.ts';
 
@@ -17,7 +17,8 @@ export interface ActionResult {
 
 /**
  * Performs `action` on `kind namespace/name` as `reconcile`, `suspend` and `resume` do (the same
- * patches), without waiting: the page sees the result arrive through its watch.
+ * patches), without waiting: the page sees the result arrive through its watch. `as` is the signed-in
+ * user of the in-cluster UI, impersonated so that RBAC decides; the local UI acts as the kubeconfig's.
  */
 export async function performAction(
   client: KubeClient,
@@ -25,6 +26,7 @@ export async function performAction(
   kind: string,
   namespace: string,
   name: string,
+  as?: Impersonation,
 ): Promise<ActionResult> {
   const def = KINDS.find((k) => k.kind === kind);
   if (!def) return { ok: false, message: `${kind} is not a Mooring kind.` };
@@ -32,16 +34,21 @@ export async function performAction(
   const what = `${kind} ${namespace}/${name}`;
   try {
     if (action === 'suspend') {
-      await client.mergePatch(key, { spec: { suspend: true } });
+      await client.mergePatch(key, { spec: { suspend: true } }, undefined, as);
       return { ok: true, message: `${what} suspended` };
     }
     if (action === 'resume') {
-      await client.mergePatch(key, { spec: { suspend: null }, ...requestPatch(requestTimestamp()) });
+      await client.mergePatch(
+        key,
+        { spec: { suspend: null }, ...requestPatch(requestTimestamp()) },
+        undefined,
+        as,
+      );
       return { ok: true, message: `${what} resumed` };
     }
     const done: string[] = [];
     if (action === 'reconcile-with-source') {
-      const obj = await client.get(key);
+      const obj = await client.get(key, as);
       const ref = (obj.spec as { sourceRef?: { kind: string; name: string; namespace?: string } }).sourceRef;
       const srcDef = KINDS.find((k) => k.kind === ref?.kind);
       if (!ref || !srcDef) return { ok: false, message: `${what} has no source to reconcile.` };
@@ -49,10 +56,12 @@ export async function performAction(
       await client.mergePatch(
         { apiVersion: apiVersionOf(srcDef), kind: srcDef.kind, namespace: srcNs, name: ref.name },
         requestPatch(requestTimestamp()),
+        undefined,
+        as,
       );
       done.push(`${srcDef.kind} ${srcNs}/${ref.name}`);
     }
-    await client.mergePatch(key, requestPatch(requestTimestamp()));
+    await client.mergePatch(key, requestPatch(requestTimestamp()), undefined, as);
     done.push(what);
     return { ok: true, message: `reconcile requested for ${done.join(' and ')}` };
   } catch (err) {

@@ -6,6 +6,8 @@ import { describeError } from '../cli-error.ts';
 import { ACTIONS, type Action, performAction } from './actions.ts';
 import { streamChanges } from './change-stream.ts';
 import { gitDiff } from './git-diff.ts';
+import { crossSiteRefusal, type InClusterAuth, UiSessions } from './in-cluster-auth.ts';
+import { loginPage } from './login-page.ts';
 import { objectDetail } from './object-detail.ts';
 import { objectGraph } from './object-graph.ts';
 import { ObjectIndex } from './object-index.ts';
@@ -20,6 +22,11 @@ export interface UiServerOptions {
   port?: number;
   /** The token; a random one when unset (tests pass none). */
   token?: string;
+  /**
+   * Served in the cluster for many users instead of on loopback for one: who asks is learnt from
+   * `auth`, reads use `client` (a view-only ServiceAccount) and actions impersonate the user.
+   */
+  inCluster?: { auth: InClusterAuth; host: string; allowedOrigin?: string };
 }
 
 export interface UiServer {
@@ -45,7 +52,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readBody(req: IncomingMessage): Promise<string> {
   let size = 0;
   const chunks: Buffer[] = [];
   for await (const chunk of req) {
@@ -53,7 +60,11 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY) throw new Error('request body too large');
     chunks.push(chunk as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  return JSON.parse((await readBody(req)) || '{}');
 }
 
 const intParam = (v: string | null): number | undefined => (v && /^\d+$/.test(v) ? Number(v) : undefined);
@@ -67,20 +78,42 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   const { client } = options;
   const token = options.token ?? randomBytes(24).toString('base64url');
   const index = new ObjectIndex(client, options.namespace);
+  const inCluster = options.inCluster;
+  const sessions = inCluster ? new UiSessions(client, inCluster.auth) : undefined;
   const [page] = await Promise.all([buildPage(), index.start()]);
   let port = 0;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://x');
-    const why = refusal(req, token, port);
+    const path = url.pathname;
+    const why = sessions ? crossSiteRefusal(req, inCluster?.allowedOrigin) : refusal(req, token, port);
     if (why) {
       res.writeHead(403, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8' });
       res.end(`mooring ui: refused: ${why}\n`);
       return;
     }
-    const path = url.pathname;
+    let identity: { user: string; groups: string[] } | undefined;
+    if (sessions) {
+      if (path === '/login' && sessions.mode === 'token') return login(sessions, req, res);
+      if (path === '/logout' && req.method === 'POST') {
+        res.writeHead(303, { ...SECURITY_HEADERS, location: '/login', 'set-cookie': sessions.logout(req) });
+        return void res.end();
+      }
+      const who = await sessions.identify(req);
+      if ('refused' in who) {
+        if (req.method === 'GET' && !path.startsWith('/api/') && sessions.mode === 'token') {
+          res.writeHead(303, { ...SECURITY_HEADERS, location: '/login' });
+          return void res.end();
+        }
+        return send(res, 401, { message: `mooring ui: refused: ${who.refused}` });
+      }
+      identity = who.identity;
+    }
     const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
-    if (req.method === 'GET' && !path.startsWith('/api/')) return serveFile(page, path, token, res);
+    if (req.method === 'GET' && !path.startsWith('/api/'))
+      return serveFile(page, path, sessions ? undefined : token, res);
+    if (req.method === 'GET' && path === '/api/whoami')
+      return send(res, 200, identity ?? { user: 'you (your kubeconfig)', groups: [] });
     if (req.method === 'GET' && path === '/api/objects') {
       const p = url.searchParams;
       return send(
@@ -107,6 +140,12 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         : send(res, 404, { message: `${parts[2]} ${parts[3]}/${parts[4]} not found` });
     }
     if (req.method === 'GET' && parts[1] === 'diff' && parts.length === 4) {
+      // The diff is a server-side dry run, a write the view-only account may not make.
+      if (sessions)
+        return send(res, 501, {
+          message:
+            'the in-cluster UI shows no diff: run `mooring diff kustomization` with your own credentials',
+        });
       try {
         return send(res, 200, { diffs: await gitDiff(client, index, parts[2]!, parts[3]!) });
       } catch (err) {
@@ -132,6 +171,7 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         body.kind,
         body.namespace ?? '',
         body.name,
+        identity,
       );
       return send(res, result.ok ? 200 : (result.statusCode ?? 400), result);
     }
@@ -146,11 +186,11 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, inCluster?.host ?? '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/?token=${token}`,
+    url: inCluster ? `http://${inCluster.host}:${port}/` : `http://127.0.0.1:${port}/?token=${token}`,
     port,
     index,
     close: async () => {
@@ -163,12 +203,39 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
 
 // The page itself: the token arrives in the URL once and becomes a same-site cookie, so the page's
 // own requests carry it and links can be shared without it.
-function serveFile(page: PageFiles, path: string, token: string, res: ServerResponse): void {
+function serveFile(page: PageFiles, path: string, token: string | undefined, res: ServerResponse): void {
   const file = page.get(path) ?? page.get('/')!;
   res.writeHead(200, {
     ...SECURITY_HEADERS,
     'content-type': file.type,
-    'set-cookie': `mooring_ui_token=${token}; Path=/; HttpOnly; SameSite=Strict`,
+    ...(token ? { 'set-cookie': `mooring_ui_token=${token}; Path=/; HttpOnly; SameSite=Strict` } : {}),
   });
   res.end(file.body);
+}
+
+// The in-cluster sign-in: GET shows the form, POST reviews the pasted token and opens a session.
+async function login(sessions: UiSessions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const page = (status: number, error?: string, cookie?: string) => {
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      // The form posts to this same server, which the page-wide CSP forbids.
+      'content-security-policy': SECURITY_HEADERS['content-security-policy'].replace(
+        "form-action 'none'",
+        "form-action 'self'",
+      ),
+      'content-type': 'text/html; charset=utf-8',
+      ...(cookie ? { 'set-cookie': cookie } : {}),
+    });
+    res.end(loginPage(error));
+  };
+  if (req.method !== 'POST') return page(200);
+  const raw = await readBody(req);
+  const token = /^application\/json\b/.test(req.headers['content-type'] ?? '')
+    ? (JSON.parse(raw || '{}') as { token?: string }).token
+    : (new URLSearchParams(raw).get('token') ?? undefined);
+  if (!token?.trim()) return page(400, 'Paste a token first.');
+  const session = await sessions.login(token.trim());
+  if (!session) return page(401, 'The API server did not accept that token.');
+  res.writeHead(303, { ...SECURITY_HEADERS, location: '/', 'set-cookie': session.cookie });
+  res.end();
 }
