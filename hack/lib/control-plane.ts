@@ -65,6 +65,11 @@ interface State {
 export interface UpOptions {
   /** Also run kube-controller-manager, kube-scheduler and kwok, and create the fake Nodes. */
   workloads?: boolean;
+  /**
+   * kube-controller-manager's client limit (`--kube-api-qps`, burst twice that) when it is started;
+   * unset, its default of 20. A benchmark raises it to show where KCM, not the tool, is the ceiling.
+   */
+  kcmQps?: number;
 }
 
 export interface Running extends State {
@@ -170,7 +175,12 @@ export async function down(loc: ControlPlaneLocation, log: Log = () => {}): Prom
   rmSync(loc.kubeconfig, { force: true });
 }
 
-async function start(loc: ControlPlaneLocation, log: Log, workloads: boolean): Promise<State> {
+async function start(
+  loc: ControlPlaneLocation,
+  log: Log,
+  workloads: boolean,
+  kcmQps?: number,
+): Promise<State> {
   const pki = generatePki(join(loc.dir, 'pki'));
   const etcdPort = await freePort();
   const peerPort = await freePort();
@@ -229,7 +239,7 @@ async function start(loc: ControlPlaneLocation, log: Log, workloads: boolean): P
   await startApiServer(loc, state);
   mkdirSync(dirname(loc.kubeconfig), { recursive: true });
   writeFileSync(loc.kubeconfig, kubeconfigYaml(`https://127.0.0.1:${apiPort}`, pki), { mode: 0o600 });
-  if (workloads) await startWorkloads(loc, state, log);
+  if (workloads) await startWorkloads(loc, state, log, kcmQps);
   return state;
 }
 
@@ -309,7 +319,12 @@ async function selfSignedOk(url: string): Promise<boolean> {
  * their pids as soon as each starts (so `down` can stop a half-started set), creates the fake
  * Nodes and waits until they are Ready and schedulable.
  */
-async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log): Promise<void> {
+async function startWorkloads(
+  loc: ControlPlaneLocation,
+  state: State,
+  log: Log,
+  kcmQps?: number,
+): Promise<void> {
   const started = Date.now();
   const pki = join(loc.dir, 'pki');
   const kcmPort = await freePort();
@@ -327,6 +342,7 @@ async function startWorkloads(loc: ControlPlaneLocation, state: State, log: Log)
       `--root-ca-file=${join(pki, 'ca.crt')}`,
       `--service-account-private-key-file=${join(pki, 'sa.key')}`,
       '--cluster-name=mooring',
+      ...(kcmQps ? [`--kube-api-qps=${kcmQps}`, `--kube-api-burst=${2 * kcmQps}`] : []),
       '--v=1',
     ],
     join(loc.dir, 'kube-controller-manager.log'),
@@ -468,7 +484,12 @@ async function fakeNodesSchedulable(client: KubeClient): Promise<boolean> {
  * restarts the API server with ServiceAccount admission on (same port and etcd, so data and the
  * kubeconfig stay valid), then starts the workload processes.
  */
-async function addWorkloads(loc: ControlPlaneLocation, state: State, log: Log): Promise<void> {
+async function addWorkloads(
+  loc: ControlPlaneLocation,
+  state: State,
+  log: Log,
+  kcmQps?: number,
+): Promise<void> {
   if (state.workloads) await stopWorkloads(state.workloads);
   state.workloads = undefined;
   if (
@@ -485,7 +506,7 @@ async function addWorkloads(loc: ControlPlaneLocation, state: State, log: Log): 
     await stopProcess(state.apiserverPid, APISERVER);
     await startApiServer(loc, state);
   }
-  await startWorkloads(loc, state, log);
+  await startWorkloads(loc, state, log, kcmQps);
 }
 
 async function startApiServer(loc: ControlPlaneLocation, state: State): Promise<void> {
@@ -637,7 +658,7 @@ async function upLocked(loc: ControlPlaneLocation, log: Log, options: UpOptions)
     log(`reusing the running control plane on 127.0.0.1:${state.apiPort}`);
     if (workloads && !workloadsRunning(state)) {
       log('it runs without workloads: adding them');
-      await addWorkloads(loc, state, log);
+      await addWorkloads(loc, state, log, options.kcmQps);
     } else if (workloads) {
       // Someone may have deleted a fake Node; putting them back is cheap and idempotent.
       const client = await KubeClient.fromKubeconfig(loc.kubeconfig);
@@ -653,12 +674,12 @@ async function upLocked(loc: ControlPlaneLocation, log: Log, options: UpOptions)
     mkdirSync(loc.dir, { recursive: true });
     // A free port can be taken between probing and binding; one more try with new ports covers that.
     try {
-      state = await start(loc, log, workloads);
+      state = await start(loc, log, workloads, options.kcmQps);
     } catch (err) {
       log(`start failed, retrying once: ${(err as Error).message.split('\n')[0]}`);
       await down(loc);
       mkdirSync(loc.dir, { recursive: true });
-      state = await start(loc, log, workloads);
+      state = await start(loc, log, workloads, options.kcmQps);
     }
     log(`kube-apiserver is ready on https://127.0.0.1:${state.apiPort}`);
   }

@@ -1,0 +1,451 @@
+// Flux's own benchmark (fluxcd/flux-benchmark, module flux-ks-bench), run for Mooring and for Flux's
+// source-controller and kustomize-controller (built from the Go module proxy by
+// hack/lib/build-flux.sh) in the same run, alternately, on the same control plane with workloads:
+// N OCIRepositories on one tag of one artifact in Debian's docker-registry, N Kustomizations each on
+// its own source (wait, prune, timeout 1m, impersonating a ServiceAccount bound to `admin`,
+// targetNamespace, postBuild.substitute), each applying flux-benchmark's four podinfo objects.
+// Each run gets a fresh namespace and freshly started controllers; the clock runs from the first
+// object created until every Kustomization is Ready. Per tool: peak RSS and CPU seconds of every
+// process (from /proc), and API requests from each process's own metrics.
+//
+//   MOORING_BENCH_SIZES=100,500,1000,1000   sizes, each run for both tools (Mooring first)
+//   MOORING_BENCH_QPS=1000 MOORING_BENCH_BURST=2000   both tools' client limits
+//   MOORING_BENCH_KCM_QPS=200               kube-controller-manager's own limit (default: its own, 20)
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { createWriteStream, existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
+import { KubeClient, type KubeObject } from '@mooring/runtime';
+import { TestRegistry } from '@mooring/test/harness';
+import { pushArtifact } from '../../../cli/src/oci-push.ts';
+import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
+import { installCrds, locationAt, readCrds, repoRoot, up } from '../../../hack/lib/control-plane.ts';
+
+const SIZES = (process.env.MOORING_BENCH_SIZES ?? '100,500,1000,1000').split(',').map(Number);
+const QPS = process.env.MOORING_BENCH_QPS ?? '1000';
+const BURST = process.env.MOORING_BENCH_BURST ?? '2000';
+// Unset: kube-controller-manager's own default (QPS 20, burst 30), what a real cluster runs.
+const KCM_QPS = process.env.MOORING_BENCH_KCM_QPS ? Number(process.env.MOORING_BENCH_KCM_QPS) : undefined;
+const FLUX_BIN = join(repoRoot, 'bin/flux');
+const FLUX_SOURCE = 'source.toolkit.fluxcd.io/v1';
+const FLUX_KUSTOMIZE = 'kustomize.toolkit.fluxcd.io/v1';
+const log = (line: string) => process.stderr.write(`flux-side-by-side: ${line}\n`);
+
+type Tool = 'mooring' | 'flux';
+
+interface Measured {
+  tool: Tool;
+  n: number;
+  wallMs: number;
+  /** Sums over the tool's processes. */
+  cpuSeconds: number;
+  peakRssMb: number;
+  requests: number;
+  load: number;
+}
+
+interface Started {
+  procs: ChildProcess[];
+  metricsPorts: number[];
+  /** The metric whose counts are the process's API requests. */
+  requestMetric: string;
+  storage: string;
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitHttp(url: string, what: string, proc: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode}) before answering ${url}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.ok) return;
+    } catch {}
+    if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within 2 minutes`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function logTo(proc: ChildProcess, file: string): void {
+  // The controllers' logs go to a file, so a failed run can be read afterwards.
+  const out = createWriteStream(file);
+  proc.stdout?.pipe(out);
+  proc.stderr?.pipe(out);
+}
+
+async function startMooring(
+  kubeconfig: string,
+  namespace: string,
+  app: string,
+  logs: string,
+): Promise<Started> {
+  const storage = await mkdtemp(join(tmpdir(), 'mooring-bench-'));
+  const metrics = await freePort();
+  const proc = spawn(
+    process.execPath,
+    [
+      join(app, 'dist/all-in-one.mjs'),
+      '--only',
+      'source,kustomize',
+      '--kubeconfig',
+      kubeconfig,
+      '--watch-namespace',
+      namespace,
+      '--concurrent',
+      '20',
+      '--kube-api-qps',
+      QPS,
+      '--kube-api-burst',
+      BURST,
+      '--metrics-addr',
+      `127.0.0.1:${metrics}`,
+      '--health-addr',
+      '127.0.0.1:0',
+      '--storage-path',
+      storage,
+      '--storage-addr',
+      '127.0.0.1:0',
+      '--log-level',
+      'info',
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  logTo(proc, join(logs, `mooring-${namespace}.log`));
+  await waitHttp(`http://127.0.0.1:${metrics}/metrics`, 'Mooring', proc);
+  return {
+    procs: [proc],
+    metricsPorts: [metrics],
+    requestMetric: 'mooring_api_request_duration_seconds_count',
+    storage,
+  };
+}
+
+async function startFlux(kubeconfig: string, namespace: string, logs: string): Promise<Started> {
+  const storage = await mkdtemp(join(tmpdir(), 'flux-bench-'));
+  const [storagePort, sourceMetrics, sourceHealth, ksMetrics, ksHealth] = (await Promise.all(
+    Array.from({ length: 5 }, freePort),
+  )) as [number, number, number, number, number];
+  // Both watch only RUNTIME_NAMESPACE, as Mooring watches only --watch-namespace.
+  const env = { ...process.env, KUBECONFIG: kubeconfig, RUNTIME_NAMESPACE: namespace };
+  const common = [
+    '--watch-all-namespaces=false',
+    `--kube-api-qps=${QPS}`,
+    `--kube-api-burst=${BURST}`,
+    '--log-level=info',
+    '--events-addr=',
+  ];
+  const source = spawn(
+    join(FLUX_BIN, 'source-controller'),
+    [
+      ...common,
+      '--concurrent=10',
+      `--storage-path=${storage}`,
+      `--storage-addr=127.0.0.1:${storagePort}`,
+      `--storage-adv-addr=127.0.0.1:${storagePort}`,
+      `--metrics-addr=127.0.0.1:${sourceMetrics}`,
+      `--health-addr=127.0.0.1:${sourceHealth}`,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  logTo(source, join(logs, `source-controller-${namespace}.log`));
+  const kustomize = spawn(
+    join(FLUX_BIN, 'kustomize-controller'),
+    [
+      ...common,
+      '--concurrent=20',
+      `--metrics-addr=127.0.0.1:${ksMetrics}`,
+      `--health-addr=127.0.0.1:${ksHealth}`,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  logTo(kustomize, join(logs, `kustomize-controller-${namespace}.log`));
+  await waitHttp(`http://127.0.0.1:${sourceHealth}/readyz`, 'source-controller', source);
+  await waitHttp(`http://127.0.0.1:${ksHealth}/readyz`, 'kustomize-controller', kustomize);
+  return {
+    procs: [source, kustomize],
+    metricsPorts: [sourceMetrics, ksMetrics],
+    requestMetric: 'rest_client_requests_total',
+    storage,
+  };
+}
+
+async function requestsOf(started: Started): Promise<number> {
+  let total = 0;
+  for (const port of started.metricsPorts) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      if (line.startsWith(started.requestMetric)) total += Number(line.split(' ').pop());
+    }
+  }
+  return total;
+}
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+
+async function cpuSecondsOf(pid: number): Promise<number> {
+  // /proc/<pid>/stat: utime and stime are fields 14 and 15, counted after the ")" of the name.
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+async function peakRssKbOf(pid: number): Promise<number> {
+  const m = /VmHWM:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) : 0;
+}
+
+async function stop(started: Started): Promise<void> {
+  await Promise.all(
+    started.procs.map(async (p) => {
+      if (p.exitCode !== null) return;
+      p.kill('SIGTERM');
+      await new Promise((r) => p.once('exit', r));
+    }),
+  );
+  await rm(started.storage, { recursive: true, force: true });
+}
+
+/** flux-benchmark's objects: a ServiceAccount bound to admin, then N sources and N Kustomizations. */
+function benchObjects(tool: Tool, namespace: string, n: number, url: string): KubeObject[][] {
+  const sourceVersion = tool === 'flux' ? FLUX_SOURCE : SOURCE_API_VERSION;
+  const kustomizeVersion = tool === 'flux' ? FLUX_KUSTOMIZE : KUSTOMIZE_API_VERSION;
+  const sources: KubeObject[] = [];
+  const kustomizations: KubeObject[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = `bench-${i}`;
+    sources.push({
+      apiVersion: sourceVersion,
+      kind: 'OCIRepository',
+      metadata: { name, namespace },
+      spec: { interval: '60m', insecure: true, url, ref: { tag: 'latest' } },
+    } as KubeObject);
+    kustomizations.push({
+      apiVersion: kustomizeVersion,
+      kind: 'Kustomization',
+      metadata: { name, namespace },
+      spec: {
+        sourceRef: { kind: 'OCIRepository', name },
+        interval: '60m',
+        retryInterval: '2m',
+        path: './',
+        prune: true,
+        wait: true,
+        timeout: '1m',
+        serviceAccountName: 'flux',
+        targetNamespace: namespace,
+        postBuild: { substitute: { INDEX: `${i}app`, PODS: '0', MCPU: '1m' } },
+      },
+    } as KubeObject);
+  }
+  return [sources, kustomizations];
+}
+
+async function createAll(client: KubeClient, objects: KubeObject[]): Promise<void> {
+  for (let i = 0; i < objects.length; i += 50) {
+    await Promise.all(objects.slice(i, i + 50).map((o) => client.create(o)));
+  }
+}
+
+async function readyCount(client: KubeClient, tool: Tool, namespace: string): Promise<number> {
+  const version = tool === 'flux' ? FLUX_KUSTOMIZE : KUSTOMIZE_API_VERSION;
+  const list = await client.list<
+    KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
+  >(version, 'Kustomization', { namespace });
+  return list.items.filter((k) =>
+    k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  ).length;
+}
+
+/** Removes a run's namespace; the controllers are gone, so their finalizers are dropped by hand. */
+async function cleanUp(client: KubeClient, tool: Tool, namespace: string): Promise<void> {
+  const kinds: [string, string][] =
+    tool === 'flux'
+      ? [
+          [FLUX_KUSTOMIZE, 'Kustomization'],
+          [FLUX_SOURCE, 'OCIRepository'],
+        ]
+      : [
+          [KUSTOMIZE_API_VERSION, 'Kustomization'],
+          [SOURCE_API_VERSION, 'OCIRepository'],
+        ];
+  for (const [apiVersion, kind] of kinds) {
+    const list = await client.list<KubeObject>(apiVersion, kind, { namespace });
+    for (let i = 0; i < list.items.length; i += 50) {
+      await Promise.all(
+        list.items
+          .slice(i, i + 50)
+          .map((o) =>
+            client
+              .mergePatch(
+                { apiVersion, kind, namespace, name: o.metadata.name ?? '' },
+                { metadata: { finalizers: null } },
+              )
+              .catch(() => {}),
+          ),
+      );
+    }
+  }
+  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => {});
+}
+
+async function runOnce(
+  client: KubeClient,
+  kubeconfig: string,
+  tool: Tool,
+  n: number,
+  url: string,
+  app: string,
+  logs: string,
+): Promise<Measured> {
+  const namespace = `bench-${tool}-${n}-${Date.now().toString(36)}`;
+  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+  await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'flux', namespace } });
+  await client.create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'flux-admin', namespace },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+    subjects: [{ kind: 'ServiceAccount', name: 'flux', namespace }],
+  } as KubeObject);
+  const started =
+    tool === 'flux'
+      ? await startFlux(kubeconfig, namespace, logs)
+      : await startMooring(kubeconfig, namespace, app, logs);
+  const cpuBefore = await Promise.all(started.procs.map((p) => cpuSecondsOf(p.pid!)));
+  const requestsBefore = await requestsOf(started);
+  const load0 = loadavg()[0]!;
+  try {
+    const t0 = Date.now();
+    for (const batch of benchObjects(tool, namespace, n, url)) await createAll(client, batch);
+    for (;;) {
+      const ready = await readyCount(client, tool, namespace);
+      if (ready === n) break;
+      if (started.procs.some((p) => p.exitCode !== null))
+        throw new Error(`${tool} exited; see its log in ${logs}`);
+      if (Date.now() - t0 > 20 * 60_000)
+        throw new Error(`${tool}: only ${ready}/${n} Ready after 20 minutes`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const wallMs = Date.now() - t0;
+    const cpuAfter = await Promise.all(started.procs.map((p) => cpuSecondsOf(p.pid!)));
+    const peaks = await Promise.all(started.procs.map((p) => peakRssKbOf(p.pid!)));
+    return {
+      tool,
+      n,
+      wallMs,
+      cpuSeconds: cpuAfter.reduce((a, b, i) => a + b - cpuBefore[i]!, 0),
+      peakRssMb: peaks.reduce((a, b) => a + b, 0) / 1024,
+      requests: (await requestsOf(started)) - requestsBefore,
+      load: (load0 + loadavg()[0]!) / 2,
+    };
+  } finally {
+    await stop(started);
+    await cleanUp(client, tool, namespace);
+  }
+}
+
+async function pushBenchArtifact(registry: TestRegistry, dir: string): Promise<string> {
+  const url = `oci://${registry.host}/flux-benchmark/podinfo:latest`;
+  await pushArtifact(
+    url,
+    {
+      path: dir,
+      source: 'https://github.com/fluxcd/flux-benchmark',
+      revision: 'main@sha1:e09c533',
+      insecureRegistry: true,
+      reproducible: true,
+    },
+    () => {},
+  );
+  return `oci://${registry.host}/flux-benchmark/podinfo`;
+}
+
+if (!existsSync(join(FLUX_BIN, 'kustomize-controller')) || !existsSync(join(FLUX_BIN, 'source-controller'))) {
+  log('building Flux controllers (bash hack/lib/build-flux.sh)');
+}
+execFileSync('bash', [join(repoRoot, 'hack/lib/build-flux.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+log('bundling the operators (what the image runs)');
+const { appDir } = await bundleOperators();
+
+const plane = await up(
+  locationAt(join(repoRoot, `.mooring/bench-flux-plane-kcm${KCM_QPS ?? 'default'}`)),
+  log,
+  {
+    workloads: true,
+    kcmQps: KCM_QPS,
+  },
+);
+const client = await KubeClient.fromKubeconfig(plane.kubeconfig, { qps: 500, burst: 1000 });
+await installCrds(client, readCrds(join(FLUX_BIN, 'crds')));
+const registry = await TestRegistry.start();
+const logs = await mkdtemp(join(tmpdir(), 'flux-side-by-side-logs-'));
+const results: Measured[] = [];
+try {
+  const url = await pushBenchArtifact(
+    registry,
+    join(repoRoot, 'operators/kustomize/bench/testdata/flux-benchmark/podinfo'),
+  );
+  for (const n of SIZES) {
+    for (const tool of ['mooring', 'flux'] as const) {
+      log(`${tool}: ${n} Kustomizations…`);
+      const m = await runOnce(client, plane.kubeconfig, tool, n, url, appDir, logs);
+      log(
+        `${tool} ${n}: ${(m.wallMs / 1000).toFixed(1)} s, ${m.cpuSeconds.toFixed(1)} CPU s, ${m.peakRssMb.toFixed(0)} MB, ${m.requests} requests, load ${m.load.toFixed(1)}`,
+      );
+      results.push(m);
+    }
+  }
+} finally {
+  await registry.close();
+  client.close();
+}
+
+const rows: string[] = [];
+for (let i = 0; i + 1 < results.length; i += 2) {
+  const m = results[i]!;
+  const f = results[i + 1]!;
+  rows.push(
+    `| ${m.n} | ${(f.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / f.wallMs).toFixed(2)}× | ${(f.requests / f.n).toFixed(1)} / ${(m.requests / m.n).toFixed(1)} | ${f.cpuSeconds.toFixed(1)} / ${m.cpuSeconds.toFixed(1)} | ${f.peakRssMb.toFixed(0)} / ${m.peakRssMb.toFixed(0)} MB | ${f.load.toFixed(1)} / ${m.load.toFixed(1)} |`,
+  );
+}
+const fluxVersions = readFileSync(join(repoRoot, 'hack/lib/build-flux.sh'), 'utf8')
+  .match(/_VERSION=(v[\d.]+)/g)
+  ?.map((s) => s.split('=')[1])
+  .join(' / ');
+
+console.log(`## Side by side with Flux, in Flux's own benchmark shape (issue #21)
+
+fluxcd/flux-benchmark's \`flux-ks-bench\`: N OCIRepositories (\`interval: 60m\`, \`insecure\`, one tag of one
+artifact pushed once in Flux's format to Debian's docker-registry on loopback) and N Kustomizations,
+each on its own source (\`interval: 60m\`, \`retryInterval: 2m\`, \`path: ./\`, \`prune\`, \`wait\`,
+\`timeout: 1m\`, \`serviceAccountName\` bound to \`admin\`, \`targetNamespace\`, \`postBuild.substitute\`
+with \`INDEX\`, \`PODS\` and \`MCPU\`), each applying the benchmark's ServiceAccount, Service, Deployment
+(0 replicas) and Ingress. Flux is source-controller and kustomize-controller ${fluxVersions} built from the Go
+module proxy (\`hack/lib/build-flux.sh\`), \`--concurrent\` 10 and 20; Mooring is the all-in-one bundle
+(\`--only source,kustomize\`, \`--concurrent 20\`). Both: client QPS ${QPS} / burst ${BURST}, watching only
+the run's namespace. kube-controller-manager's QPS: ${KCM_QPS ?? 'its default, 20 (burst 30)'}. The tools run alternately (Mooring first)
+on the same local control plane with workloads (kube-apiserver, etcd, kube-controller-manager,
+kube-scheduler, kwok), each run on a fresh namespace with freshly started controllers, timed from the
+first object created until every Kustomization is Ready. CPU seconds and peak RSS are summed over
+each tool's processes (Flux: two); requests are each process's own metrics
+(\`rest_client_requests_total\`, \`mooring_api_request_duration_seconds_count\`). Load is the 1-minute
+load average at start and end of the run, averaged. Everything runs on one 2-core machine.
+
+| Kustomizations | Flux | Mooring | Mooring / Flux | API requests per Kustomization, Flux / Mooring | CPU s, Flux / Mooring | peak RSS, Flux / Mooring | load, Flux / Mooring |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+${rows.join('\n')}
+
+Reproduce: \`npm run bench -- flux-side-by-side\` (\`MOORING_BENCH_SIZES=100\` for a quick run,
+\`MOORING_BENCH_KCM_QPS=200\` for kube-controller-manager's limit raised, \`MOORING_BENCH_QPS=50
+MOORING_BENCH_BURST=300\` for both tools' default client limits).`);
