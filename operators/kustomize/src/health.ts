@@ -1,6 +1,7 @@
 import { computeStatus } from '@mooring/kstatus';
-import { ApiError, type KubeClient } from '@mooring/runtime';
+import { ApiError, type KubeClient, systemClock } from '@mooring/runtime';
 import { type ObjectRef, refToString } from './inventory.ts';
+import { Superseded } from './superseded.ts';
 
 export interface HealthVerdict {
   healthy: boolean;
@@ -17,6 +18,7 @@ export type CustomHealth = (obj: Record<string, unknown>) => { status: string; m
  * Waits until every object is Current by kstatus (or the custom expressions), failing fast when
  * one is Failed, or until the timeout. Reads again after 100 ms, then ever less often up to `pollMs`
  * (2 s): fast for objects that settle at once, cheap for slow rollouts; Flux polls every 5 s.
+ * A newer revision arriving (`signal` aborted with Superseded) ends the wait at once by throwing it.
  */
 export async function waitForHealth(
   client: KubeClient,
@@ -53,12 +55,13 @@ export async function waitForHealth(
       }
     }
     if (pending.size === 0) return { healthy: true, failed: false, message: 'all objects are healthy' };
+    if (opts.signal.reason instanceof Superseded) throw opts.signal.reason;
     if (Date.now() >= deadline || opts.signal.aborted) {
       const list = [...reasons].slice(0, 5).map(([k, why]) => `${k} (${why})`);
       const more = reasons.size > 5 ? ` and ${reasons.size - 5} more` : '';
       return { healthy: false, failed: false, message: `timeout waiting for: ${list.join(', ')}${more}` };
     }
-    await new Promise((r) => setTimeout(r, Math.min(delay, deadline - Date.now())));
+    await systemClock.sleep(Math.min(delay, deadline - Date.now()), opts.signal);
     delay = Math.min(delay * 1.5, opts.pollMs ?? 2_000);
   }
 }

@@ -17,6 +17,7 @@ import {
   RetryableError,
   runSteps,
   timeoutSignal,
+  WaitingError,
 } from '@mooring/runtime';
 import { type DependencyNode, dependentsOf } from './dependencies.ts';
 import { impersonationFor } from './impersonation.ts';
@@ -26,6 +27,7 @@ import { pruneObjects, waitForTermination } from './prune.ts';
 import { RemoteClusters } from './remote-cluster.ts';
 import { sourceKey } from './source-ref.ts';
 import { KUSTOMIZATION_STEPS } from './steps/index.ts';
+import { RunsInFlight, Superseded } from './superseded.ts';
 import { kustomizationTimings } from './timeouts.ts';
 
 export { impersonationFor } from './impersonation.ts';
@@ -33,6 +35,20 @@ export type { KustomizationDeps } from './kustomization-run.ts';
 
 const keyOf = (o: { metadata: { namespace?: string; name?: string } }) =>
   `${o.metadata.namespace}/${o.metadata.name}`;
+
+/**
+ * A reconcile given up for a newer revision or generation: Ready is not True and says what
+ * superseded what; the key is already enqueued again by the watch that saw the news.
+ */
+function supersededError(run: KustomizationRun, step: string, newer: Superseded): WaitingError {
+  const revision = run.source?.artifact.revision;
+  const of = revision ? `revision '${revision}'` : `generation ${run.obj.metadata.generation}`;
+  return new WaitingError(
+    Reason.Superseded,
+    `${of} superseded by ${newer.message} during '${step}': reconciling that now`,
+    1_000,
+  );
+}
 
 /**
  * The Kustomization reconciler: its reconcile is the list of steps in ./steps (source,
@@ -47,6 +63,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     lastInventory: new Map(),
   };
   const { remotes, knownVersions } = memory;
+  const inFlight = new RunsInFlight();
 
   /**
    * The inventory to start from: the cached object's, plus what this process last wrote for it.
@@ -65,6 +82,11 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
   async function reconcile(obj: Kustomization, ctx: ReconcileContext): Promise<ReconcileResult> {
     const status = ctx.status as NonNullable<Kustomization['status']>;
     const timings = kustomizationTimings(obj);
+    const current = inFlight.begin(keyOf(obj), {
+      generation: obj.metadata.generation,
+      // Read when the watch reports news, after `run` is set (no event runs in between).
+      revision: () => run.source?.artifact.revision,
+    });
     const run: KustomizationRun = {
       obj,
       ctx,
@@ -74,13 +96,22 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       started: performance.now(),
       timings,
       owner: { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' },
-      signal: AbortSignal.any([ctx.signal, timeoutSignal(timings.timeoutMs)]),
+      signal: AbortSignal.any([ctx.signal, timeoutSignal(timings.timeoutMs), current.signal]),
       previous: inventorySeen(obj),
     };
     let outcome: Awaited<ReturnType<typeof runSteps>>;
+    let step = '';
     try {
-      outcome = await runSteps(KUSTOMIZATION_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+      outcome = await runSteps(KUSTOMIZATION_STEPS, run, (name) => {
+        step = name;
+        ctx.log.debug({ step: name }, 'step');
+      });
+    } catch (err) {
+      const newer = current.signal.reason;
+      if (newer instanceof Superseded) throw supersededError(run, step, newer);
+      throw err;
     } finally {
+      current.end();
       // What this reconcile leaves in status.inventory is what the status write will hold.
       if (status.inventory) memory.lastInventory.set(keyOf(obj), status.inventory);
     }
@@ -145,7 +176,19 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     },
 
     watches: [
-      // A Kustomization reconciles again when the artifact of the source it reads changes.
+      // A new generation ends a health wait of an older one in flight (the key is enqueued anyway).
+      {
+        apiVersion: KUSTOMIZE_API_VERSION,
+        kind: 'Kustomization',
+        enqueue(changed: KubeObject, old: KubeObject | undefined): string[] {
+          const generation = changed.metadata.generation;
+          if (old && generation !== undefined && generation !== old.metadata.generation)
+            inFlight.supersede(keyOf(changed), { generation });
+          return [];
+        },
+      },
+      // A Kustomization reconciles again when the artifact of the source it reads changes, and a
+      // reconcile of another revision in flight is given up for it.
       ...SOURCE_KINDS.map((kind) => ({
         apiVersion: kindApiVersion(kind),
         kind,
@@ -157,7 +200,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
           const rev = (o: KubeObject | undefined) =>
             (o as { status?: { artifact?: { revision?: string } } } | undefined)?.status?.artifact?.revision;
           if (old && rev(old) === rev(changed)) return [];
-          return objects
+          const keys = objects
             .filter((k) => {
               const s = sourceKey(k);
               return (
@@ -167,6 +210,9 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
               );
             })
             .map(keyOf);
+          const revision = rev(changed);
+          if (revision) for (const key of keys) inFlight.supersede(key, { revision });
+          return keys;
         },
       })),
       // A dependency of either kind turning Ready (or applying a new revision) requeues its dependents.

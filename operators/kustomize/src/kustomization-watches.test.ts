@@ -28,10 +28,12 @@ const source = (kind: string, name: string, revision: string): KubeObject => ({
   status: { artifact: { revision } },
 });
 
-test('the Kustomization reconciler watches every source kind, at its API version, and the kinds it may depend on', () => {
+test('the Kustomization reconciler watches its own generations, every source kind, at its API version, and the kinds it may depend on', () => {
   assert.deepEqual(
     reconciler.watches?.map((w) => `${w.apiVersion} ${w.kind}`),
     [
+      // A new generation supersedes a reconcile in flight; the informer itself enqueues it.
+      `${KUSTOMIZE_API_VERSION} Kustomization`,
       ...SOURCE_KINDS.map((k) => `${kindApiVersion(k)} ${k}`),
       `${KUSTOMIZE_API_VERSION} Kustomization`,
       `${HELM_API_VERSION} HelmRelease`,

@@ -23,6 +23,7 @@ import {
   staleEntries,
 } from '../inventory.ts';
 import { pruneObjects } from '../prune.ts';
+import { Superseded } from '../superseded.ts';
 import { type HelmReleaseRun, need, type ReleaseManifest } from './helm-release-run.ts';
 import { withOwnership } from './render-release.ts';
 
@@ -111,8 +112,9 @@ export async function applyRelease(
 
 /**
  * Waits until the applied objects are healthy (kstatus, the CEL rules), unless the action's
- * disableWait; Jobs are skipped with disableWaitForJobs. A new generation of the HelmRelease
- * (newer chart or values) ends the wait at once: the latest desired state wins.
+ * disableWait; Jobs are skipped with disableWaitForJobs. A newer generation of the HelmRelease
+ * (chart version or values in its spec) or a new artifact of its chart ends the wait at once: the
+ * latest desired state wins.
  */
 export async function waitForRelease(
   run: HelmReleaseRun,
@@ -122,48 +124,19 @@ export async function waitForRelease(
   const toCheck = opts.disableWaitForJobs ? refs.filter((r) => r.kind !== 'Job') : refs;
   if (opts.disableWait || toCheck.length === 0) return { healthy: true, message: 'not waited for' };
   await run.ctx.saveProgress(`waiting for ${toCheck.length} objects to become healthy`);
-  const superseded = new AbortController();
-  const watcher = watchForNewGeneration(run, superseded);
+  const exprs = run.healthExprs;
   try {
-    const exprs = run.healthExprs;
-    const verdict = await waitForHealth(need(run.target, 'the target cluster'), toCheck, {
+    return await waitForHealth(need(run.target, 'the target cluster'), toCheck, {
       timeoutMs: opts.timeoutMs,
-      signal: AbortSignal.any([run.signal, superseded.signal]),
+      signal: run.superseded ? AbortSignal.any([run.signal, run.superseded]) : run.signal,
       custom: exprs ? (o) => evaluateHealth(exprs, o) : undefined,
     });
-    if (superseded.signal.aborted)
-      return {
-        healthy: false,
-        superseded: true,
-        message: 'a newer generation of the HelmRelease arrived during the wait',
-      };
-    return verdict;
-  } finally {
-    superseded.abort();
-    await watcher;
-  }
-}
-
-/** Aborts `ctl` when the HelmRelease's generation moves on; stops when `ctl` aborts. */
-async function watchForNewGeneration(run: HelmReleaseRun, ctl: AbortController): Promise<void> {
-  const generation = run.obj.metadata.generation;
-  while (!ctl.signal.aborted) {
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, 2_000);
-      ctl.signal.addEventListener('abort', () => {
-        clearTimeout(t);
-        resolve();
-      });
-    });
-    if (ctl.signal.aborted) return;
-    const live = await run.deps.client
-      .getOrUndefined<HelmRelease & { metadata: { name: string } }>({
-        apiVersion: HELM_API_VERSION,
-        kind: 'HelmRelease',
-        namespace: run.owner.namespace,
-        name: run.owner.name,
-      })
-      .catch(() => undefined);
-    if (live && live.metadata.generation !== generation) ctl.abort();
+  } catch (err) {
+    if (!(err instanceof Superseded)) throw err;
+    return {
+      healthy: false,
+      superseded: true,
+      message: `chart revision '${need(run.chart, 'the chart').revision}' superseded by ${err.message} during the health wait`,
+    };
   }
 }

@@ -19,6 +19,7 @@ import {
 import { type DependencyNode, dependentsOf } from '../dependencies.ts';
 import { impersonationFor } from '../impersonation.ts';
 import { RemoteClusters } from '../remote-cluster.ts';
+import { RunsInFlight } from '../superseded.ts';
 import { chartSourceOf } from './chart-source.ts';
 import type { HelmReleaseDeps, HelmReleaseMemory, HelmReleaseRun } from './helm-release-run.ts';
 import { placementOf } from './release-names.ts';
@@ -49,8 +50,14 @@ export const timeoutOf = (obj: HelmRelease) => durationOr(obj.spec.timeout, 300_
  */
 export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRelease> {
   const memory: HelmReleaseMemory = { knownVersions: new Map(), remotes: new RemoteClusters() };
+  const inFlight = new RunsInFlight();
 
   async function reconcile(obj: HelmRelease, ctx: ReconcileContext): Promise<ReconcileResult> {
+    const current = inFlight.begin(keyOf(obj), {
+      generation: obj.metadata.generation,
+      // Read when the watch reports news, after `run` is set (no event runs in between).
+      revision: () => run.chart?.revision,
+    });
     const run: HelmReleaseRun = {
       obj,
       ctx,
@@ -63,9 +70,15 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
       owner: { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' },
       placement: placementOf(obj),
       signal: ctx.signal,
+      superseded: current.signal,
       previous: obj.status?.inventory,
     };
-    const outcome = await runSteps(HELM_RELEASE_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+    let outcome: Awaited<ReturnType<typeof runSteps>>;
+    try {
+      outcome = await runSteps(HELM_RELEASE_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+    } finally {
+      current.end();
+    }
     const latest = run.status.history?.[0];
     const chart = run.chart!;
     const hold = run.status.rollbackHold;
@@ -139,7 +152,19 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
     },
 
     watches: [
-      // A new chart artifact (a HelmChart's new version, an OCIRepository's new digest) is released.
+      // A new generation (chart version or values) ends a health wait of an older one in flight.
+      {
+        apiVersion: HELM_API_VERSION,
+        kind: 'HelmRelease',
+        enqueue(changed: KubeObject, old: KubeObject | undefined): string[] {
+          const generation = changed.metadata.generation;
+          if (old && generation !== undefined && generation !== old.metadata.generation)
+            inFlight.supersede(keyOf(changed), { generation });
+          return [];
+        },
+      },
+      // A new chart artifact (a HelmChart's new version, an OCIRepository's new digest) is released,
+      // and a health wait for another chart revision in flight is given up for it.
       ...(['HelmChart', 'OCIRepository'] as const).map((kind) => ({
         apiVersion: SOURCE_API_VERSION,
         kind,
@@ -148,7 +173,7 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
             (o as { status?: { artifact?: { revision?: string; digest?: string } } } | undefined)?.status
               ?.artifact?.digest;
           if (old && rev(old) === rev(changed)) return [];
-          return objects
+          const keys = objects
             .filter((hr) => {
               // An invalid spec (neither chart nor chartRef) names no source.
               if (!hr.spec.chart === !hr.spec.chartRef) return false;
@@ -160,6 +185,10 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
               );
             })
             .map(keyOf);
+          const revision = (changed as { status?: { artifact?: { revision?: string } } }).status?.artifact
+            ?.revision;
+          if (revision) for (const key of keys) inFlight.supersede(key, { revision });
+          return keys;
         },
       })),
       // A dependency of either kind turning Ready requeues its dependents.

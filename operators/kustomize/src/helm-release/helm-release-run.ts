@@ -67,6 +67,8 @@ export interface HelmReleaseRun {
   readonly owner: { name: string; namespace: string };
   readonly placement: ReleasePlacement;
   readonly signal: AbortSignal;
+  /** Aborts (reason Superseded) when a newer generation or chart revision arrives: ends a health wait. */
+  readonly superseded?: AbortSignal;
   previous: ResourceInventory | undefined;
   healthExprs?: ReturnType<typeof compileHealthExprs>;
   chart?: ResolvedChart;
