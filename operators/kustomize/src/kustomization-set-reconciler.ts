@@ -1,7 +1,6 @@
 import {
   KUSTOMIZATION_SET_NAME_LABEL,
   KUSTOMIZE_API_VERSION,
-  type Kustomization,
   type KustomizationSet,
   type KustomizationSetStatus,
 } from '@mooring/api';
@@ -16,10 +15,12 @@ import {
 } from '@mooring/runtime';
 import { impersonationFor } from './impersonation.ts';
 import { ClusterProbe } from './kustomization-set/cluster-probe.ts';
+import { ALL_MEMBER_KINDS, type MemberObject } from './kustomization-set/member-kinds.ts';
 import {
   KUSTOMIZATION_SET_STEPS,
   listClusterSecrets,
-  ownedKustomizations,
+  memberKey,
+  ownedMembers,
   releaseClusterSecrets,
   SET_FIELD_MANAGER,
   type SetDeps,
@@ -39,9 +40,9 @@ export interface KustomizationSetDeps {
 const FINALIZER = 'finalizers.mooring.dev';
 
 /**
- * The KustomizationSet reconciler: generators make elements, the template one Kustomization per
- * element (owned by the set), a rolling update moves changes across them step by step, and the
- * status reports every member. Finalize deletes (or orphans) the Kustomizations, per deletionPolicy.
+ * The KustomizationSet reconciler: generators make elements, the template one Kustomization (or
+ * HelmRelease) per element (owned by the set), a rolling update moves changes across them step by
+ * step, and the status reports every member. Finalize deletes (or orphans) them, per deletionPolicy.
  */
 export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconciler<KustomizationSet> {
   const probe = new ClusterProbe();
@@ -75,7 +76,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     );
     const n = run.rendered.length;
     return {
-      message: `${n} of ${n} Kustomizations at revision ${run.status.revision ?? '-'} and Ready`,
+      message: `${n} of ${n} ${run.kind?.kind ?? 'Kustomization'}s at revision ${run.status.revision ?? '-'} and Ready`,
       revision: run.status.revision,
       ...outcome,
     };
@@ -89,14 +90,10 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     reconcile,
 
     async finalize(obj, ctx) {
-      const owned = await ownedKustomizations(deps.client, obj);
-      for (const k of owned) {
-        const key = {
-          apiVersion: KUSTOMIZE_API_VERSION,
-          kind: 'Kustomization',
-          namespace: k.metadata.namespace,
-          name: k.metadata.name,
-        };
+      const owned = await ownedMembers(deps.client, obj);
+      for (const m of owned) {
+        const k = m.obj;
+        const key = memberKey(m);
         if (obj.spec.deletionPolicy === 'Orphan') {
           await deps.client.mergePatch(key, {
             metadata: { ownerReferences: null, labels: { [KUSTOMIZATION_SET_NAME_LABEL]: null } },
@@ -110,18 +107,15 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
         // set holds. One on a dead cluster keeps retrying its prune alone and does not hold the set.
         const namespace = obj.metadata.namespace ?? 'default';
         const waiting: string[] = [];
-        for (const k of owned) {
+        for (const { kind, obj: k } of owned) {
           const secret = k.spec.kubeConfig?.secretRef?.name;
           const down = secret ? await probe.unreachable(deps.client, namespace, secret) : undefined;
           if (down)
-            ctx.event('error', 'PruneFailed', `Kustomization ${k.metadata.name} left deleting: ${down}`);
-          else waiting.push(k.metadata.name);
+            ctx.event('error', 'PruneFailed', `${kind.kind} ${k.metadata.name} left deleting: ${down}`);
+          else waiting.push(`${kind.kind} ${k.metadata.name}`);
         }
         if (waiting.length)
-          throw new RetryableError(
-            'PruneFailed',
-            `waiting for Kustomization(s) ${waiting.join(', ')} to be deleted`,
-          );
+          throw new RetryableError('PruneFailed', `waiting for ${waiting.join(', ')} to be deleted`);
       }
       const namespace = obj.metadata.namespace ?? 'default';
       await releaseClusterSecrets(
@@ -132,26 +126,27 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
         'all',
         impersonate(obj),
       );
-      ctx.log.debug({ fieldManager: SET_FIELD_MANAGER }, 'generated Kustomizations released');
+      ctx.log.debug({ fieldManager: SET_FIELD_MANAGER }, 'generated objects released');
     },
 
-    watches: [
-      // A generated Kustomization turning Ready, failing or going away moves the rollout on.
-      {
-        apiVersion: KUSTOMIZE_API_VERSION,
-        kind: 'Kustomization',
-        enqueue(changed: KubeObject, old: KubeObject | undefined): string[] {
-          const set = changed.metadata.labels?.[KUSTOMIZATION_SET_NAME_LABEL];
-          if (!set) return [];
-          const summary = (o: KubeObject | undefined) => {
-            const k = o as Kustomization | undefined;
-            const ready = k?.status?.conditions?.find((c) => c.type === 'Ready');
-            return `${k?.metadata.generation}/${ready?.status}/${ready?.observedGeneration}/${k?.metadata.deletionTimestamp}`;
-          };
-          if (old && summary(old) === summary(changed)) return [];
-          return [`${changed.metadata.namespace}/${set}`];
-        },
+    // A generated object (of either kind) turning Ready, failing, releasing or going away moves the
+    // rollout on; a HelmRelease's latest release is part of its being at a revision.
+    watches: ALL_MEMBER_KINDS.map((kind) => ({
+      apiVersion: kind.apiVersion,
+      kind: kind.kind,
+      enqueue(changed: KubeObject, old: KubeObject | undefined): string[] {
+        const set = changed.metadata.labels?.[KUSTOMIZATION_SET_NAME_LABEL];
+        if (!set) return [];
+        const summary = (o: KubeObject | undefined) => {
+          const k = o as MemberObject | undefined;
+          const ready = k?.status?.conditions?.find((c) => c.type === 'Ready');
+          const latest = (k?.status as { history?: { version?: number; status?: string }[] } | undefined)
+            ?.history?.[0];
+          return `${k?.metadata.generation}/${ready?.status}/${ready?.observedGeneration}/${k?.metadata.deletionTimestamp}/${latest?.version}/${latest?.status}`;
+        };
+        if (old && summary(old) === summary(changed)) return [];
+        return [`${changed.metadata.namespace}/${set}`];
       },
-    ],
+    })),
   };
 }

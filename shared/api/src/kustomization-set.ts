@@ -1,7 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { DURATION_MAX_LENGTH, DURATION_PATTERN, Interval, LabelSelector, ReconcileStatus } from './common.ts';
-import { KUSTOMIZE_API_VERSION } from './groups.ts';
+import { HELM_API_VERSION, KUSTOMIZE_API_VERSION } from './groups.ts';
+import { HelmReleaseSpec } from './helm-release.ts';
 import { SOURCE_KINDS } from './kind-registry.ts';
 import { KustomizationSpec } from './kustomization.ts';
 import { KubeObject } from './object.ts';
@@ -110,17 +111,39 @@ export const Generator = Type.Object({
 });
 export type Generator = Static<typeof Generator>;
 
+/** The kinds a set's template may make, one kind per set. */
+export const SET_MEMBER_KINDS = ['Kustomization', 'HelmRelease'] as const;
+export type SetMemberKind = (typeof SET_MEMBER_KINDS)[number];
+/** The API version each member kind is written at. */
+export const SET_MEMBER_API_VERSIONS: Record<SetMemberKind, string> = {
+  Kustomization: KUSTOMIZE_API_VERSION,
+  HelmRelease: HELM_API_VERSION,
+};
+
 export const KustomizationTemplate = Type.Object({
+  apiVersion: Type.Optional(
+    StringEnum([KUSTOMIZE_API_VERSION, HELM_API_VERSION] as const, {
+      description: "API version of the generated objects; the kind's own by default.",
+    }),
+  ),
+  kind: Type.Optional(
+    StringEnum(SET_MEMBER_KINDS, {
+      description: "Kind of the generated objects: 'Kustomization' (default) or 'HelmRelease'.",
+    }),
+  ),
   metadata: Type.Object({
     name: Type.String({
-      description: 'Name of each Kustomization; must use a parameter to be unique.',
+      description: 'Name of each generated object; must use a parameter to be unique.',
       minLength: 1,
     }),
-    labels: Type.Optional(StringMap({ description: 'Labels of each Kustomization (templated).' })),
-    annotations: Type.Optional(StringMap({ description: 'Annotations of each Kustomization (templated).' })),
+    labels: Type.Optional(StringMap({ description: 'Labels of each generated object (templated).' })),
+    annotations: Type.Optional(
+      StringMap({ description: 'Annotations of each generated object (templated).' }),
+    ),
   }),
   spec: FreeObject({
-    description: "A Kustomization's spec; every string may hold {{ .param.path }} expressions.",
+    description:
+      "The generated kind's spec (a Kustomization's or a HelmRelease's); every string may hold {{ .param.path }} expressions.",
   }),
 });
 export type KustomizationTemplate = Static<typeof KustomizationTemplate>;
@@ -152,7 +175,10 @@ export const KustomizationSetSpec = Type.Object({
     minItems: 1,
     description: 'Parameter generators; their elements are concatenated.',
   }),
-  template: withDescription(KustomizationTemplate, 'The Kustomization made for each element.'),
+  template: withDescription(
+    KustomizationTemplate,
+    'The Kustomization (or, with kind HelmRelease, the HelmRelease) made for each element.',
+  ),
   strategy: Type.Optional(
     Type.Object({
       rollingUpdate: Type.Optional(
@@ -181,9 +207,20 @@ export type KustomizationSetSpec = Static<typeof KustomizationSetSpec>;
 
 export const FleetMember = Type.Object({
   name: Type.String({ description: "The element's name: the cluster's, else the Kustomization's." }),
-  kustomization: Type.String({ description: 'The generated Kustomization.' }),
+  kustomization: Type.String({
+    description: 'Name of the generated object: a Kustomization, or a HelmRelease when kind says so.',
+  }),
+  kind: Type.Optional(
+    StringEnum(SET_MEMBER_KINDS, { description: 'Kind of the generated object; Kustomization when absent.' }),
+  ),
   revision: Type.Optional(Type.String({ description: 'Template revision its spec holds.' })),
-  appliedRevision: Type.Optional(Type.String({ description: 'Source revision it last applied.' })),
+  appliedRevision: Type.Optional(
+    Type.String({
+      description:
+        "What it last applied: a Kustomization's source revision, a HelmRelease's <chart>@<version> of its latest release.",
+    }),
+  ),
+  releaseVersion: Type.Optional(Int64({ description: 'Helm release version (HelmRelease members).' })),
   ready: StringEnum(['True', 'False', 'Unknown'], { description: 'Its Ready status.' }),
   state: StringEnum(['Current', 'Updating', 'Outdated', 'Failed', 'Unreachable', 'Orphaned'], {
     description: 'Where it stands in the rollout.',
@@ -227,9 +264,23 @@ export const KustomizationSet = KubeObject(
 );
 export type KustomizationSet = Static<typeof KustomizationSet>;
 
+function schemaError(schema: typeof KustomizationSpec | typeof HelmReleaseSpec, spec: unknown) {
+  if (Value.Check(schema, spec)) return undefined;
+  const first = [...Value.Errors(schema, spec)][0];
+  return `${first?.path || '/'}: ${first?.message ?? 'invalid'}`;
+}
+
 /** The first reason `spec` is not a valid Kustomization spec (schema only, no CEL), else undefined. */
 export function kustomizationSpecError(spec: unknown): string | undefined {
-  if (Value.Check(KustomizationSpec, spec)) return undefined;
-  const first = [...Value.Errors(KustomizationSpec, spec)][0];
-  return `${first?.path || '/'}: ${first?.message ?? 'invalid'}`;
+  return schemaError(KustomizationSpec, spec);
+}
+
+/** The first reason `spec` is not a valid HelmRelease spec (schema, and its one CEL rule), else undefined. */
+export function helmReleaseSpecError(spec: unknown): string | undefined {
+  const invalid = schemaError(HelmReleaseSpec, spec);
+  if (invalid) return invalid;
+  const s = spec as HelmReleaseSpec;
+  // The CRD's CEL rule, which Value.Check does not run: the API server would refuse the write.
+  if (!s.chart === !s.chartRef) return '/: set exactly one of chart and chartRef';
+  return undefined;
 }

@@ -1,20 +1,25 @@
-import type { FleetMember, RolloutStep } from '@mooring/api';
+import type { FleetMember, RolloutStep, SetMemberKind } from '@mooring/api';
 import { parseDuration } from '@mooring/runtime';
 import { matchesLabelSelector } from './generators.ts';
 
-/** What the plan knows of one generated Kustomization on the API server. */
+/** What the plan knows of one generated object (Kustomization or HelmRelease) on the API server. */
 export interface LiveState {
   revision: string | undefined;
   generation: number;
   /** The Ready condition, if it speaks of the current generation. */
   ready: { status: 'True' | 'False' | 'Unknown'; message: string } | undefined;
   appliedRevision?: string;
+  /** A HelmRelease's latest Helm release version. */
+  releaseVersion?: number;
 }
 
 /** One element as the planner sees it. */
 export interface PlanMember {
   name: string;
+  /** Name of the generated object, whatever its kind. */
   kustomization: string;
+  /** Its kind, when not a Kustomization. */
+  kind?: SetMemberKind;
   labels: Record<string, string>;
   desiredRevision: string;
   live: LiveState | undefined;
@@ -25,7 +30,7 @@ export interface PlanMember {
 }
 
 export interface RolloutPlan {
-  /** Kustomizations to write the desired spec to now (new ones and this step's updates). */
+  /** Generated objects to write the desired spec to now (new ones and this step's updates). */
   write: string[];
   members: FleetMember[];
   rollout: { step: number; phase: 'Progressing' | 'Paused' | 'Failed' | 'Complete'; message: string };
@@ -159,10 +164,12 @@ export function planRollout(
     const out: FleetMember = {
       name: m.name,
       kustomization: m.kustomization,
+      ...(m.kind && m.kind !== 'Kustomization' ? { kind: m.kind } : {}),
       ready,
       state,
       ...(m.live?.revision ? { revision: m.live.revision } : {}),
       ...(m.live?.appliedRevision ? { appliedRevision: m.live.appliedRevision } : {}),
+      ...(m.live?.releaseVersion !== undefined ? { releaseVersion: m.live.releaseVersion } : {}),
     };
     const message = m.unreachable ?? m.live?.ready?.message;
     if (message) out.message = message;

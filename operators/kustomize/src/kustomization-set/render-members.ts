@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
-import { type KustomizationSpec, type KustomizationTemplate, kustomizationSpecError } from '@mooring/api';
+import type { KustomizationTemplate } from '@mooring/api';
 import type { Element } from './generators.ts';
+import { KUSTOMIZATION_MEMBER, type MemberKind } from './member-kinds.ts';
 import { renderString, renderValue, TemplateError } from './template.ts';
 
-/** One Kustomization the set wants, rendered from the template for one element. */
+/** One object (of the template's kind) the set wants, rendered from the template for one element. */
 export interface RenderedMember {
   /** The element's name in status: its cluster's, else the Kustomization's. */
   name: string;
+  /** Name of the generated object. */
   kustomization: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
-  spec: KustomizationSpec;
+  spec: Record<string, unknown>;
   /** sha256 of what was rendered, first 16 hex: a parameter change is a new revision too. */
   revision: string;
   element: Element;
@@ -32,6 +34,7 @@ function stringMap(value: unknown, what: string): Record<string, string> {
 export function renderMembers(
   template: KustomizationTemplate,
   elements: readonly Element[],
+  kind: MemberKind = KUSTOMIZATION_MEMBER,
 ): RenderedMember[] {
   const seen = new Map<string, number>();
   return elements.map((element, i) => {
@@ -52,8 +55,8 @@ export function renderMembers(
         'annotation',
       );
       const spec = renderValue(template.spec, element.params);
-      const invalid = kustomizationSpecError(spec);
-      if (invalid) throw new TemplateError(`the rendered spec is not a valid Kustomization spec: ${invalid}`);
+      const invalid = kind.specError(spec);
+      if (invalid) throw new TemplateError(`the rendered spec is not a valid ${kind.kind} spec: ${invalid}`);
       const revision = createHash('sha256')
         .update(JSON.stringify({ labels, annotations, spec }))
         .digest('hex')
@@ -64,7 +67,7 @@ export function renderMembers(
         kustomization: name,
         labels,
         annotations,
-        spec: spec as KustomizationSpec,
+        spec: spec as Record<string, unknown>,
         revision,
         element,
       };

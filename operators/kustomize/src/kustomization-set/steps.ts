@@ -5,7 +5,6 @@ import {
   KUSTOMIZATION_SET_NAME_LABEL,
   KUSTOMIZATION_SET_REVISION_ANNOTATION,
   KUSTOMIZE_API_VERSION,
-  type Kustomization,
   type KustomizationSet,
   type KustomizationSetStatus,
   type Reason,
@@ -24,7 +23,8 @@ import {
 import type { ReadArtifact } from './artifact-generators.ts';
 import type { ClusterProbe } from './cluster-probe.ts';
 import { type ClusterSecret, type Element, GeneratorError, generateAll } from './generators.ts';
-import { type LiveState, type PlanMember, planRollout, type RolloutPlan } from './plan-rollout.ts';
+import { ALL_MEMBER_KINDS, type MemberKind, type MemberObject, memberKindOf } from './member-kinds.ts';
+import { type PlanMember, planRollout, type RolloutPlan } from './plan-rollout.ts';
 import { type RenderedMember, renderMembers } from './render-members.ts';
 import { TemplateError } from './template.ts';
 
@@ -36,6 +36,7 @@ export const SetReason = {
   EmptyGenerationRefused: 'EmptyGenerationRefused' as Reason,
   RolloutFailed: 'RolloutFailed' as Reason,
   RolloutPaused: 'RolloutPaused' as Reason,
+  TemplateKindChanged: 'TemplateKindChanged' as Reason,
   Progressing: 'Progressing' as Reason,
 };
 
@@ -58,27 +59,53 @@ export interface SetRun {
   namespace: string;
   secrets: (ClusterSecret & { finalizers: string[]; resourceVersion?: string })[];
   elements: Element[];
+  /** The kind the template makes, known once the template renders. */
+  kind?: MemberKind;
   rendered: RenderedMember[];
-  live: Kustomization[];
+  live: MemberObject[];
   unreachable: Map<string, string>;
   plan?: RolloutPlan;
 }
 
 const setName = (run: SetRun) => run.obj.metadata.name;
 
-/** The Kustomizations this set owns now (by label and owner uid). */
-export async function ownedKustomizations(
+/** One object this set owns, with the kind it was listed as. */
+export interface OwnedMember {
+  kind: MemberKind;
+  obj: MemberObject;
+}
+
+/** The objects of `kinds` this set owns now (by label and owner uid). */
+export async function ownedMembers(
   client: KubeClient,
   set: KustomizationSet,
-): Promise<Kustomization[]> {
-  const list = await client.list<Kustomization & KubeObject>(KUSTOMIZE_API_VERSION, 'Kustomization', {
-    namespace: set.metadata.namespace,
-    labelSelector: `${KUSTOMIZATION_SET_NAME_LABEL}=${set.metadata.name}`,
-  });
-  return list.items.filter((k) =>
-    (k.metadata.ownerReferences as { uid?: string }[] | undefined)?.some((o) => o.uid === set.metadata.uid),
+  kinds: readonly MemberKind[] = ALL_MEMBER_KINDS,
+): Promise<OwnedMember[]> {
+  const lists = await Promise.all(
+    kinds.map(async (kind) => {
+      const list = await client.list<MemberObject & KubeObject>(kind.apiVersion, kind.kind, {
+        namespace: set.metadata.namespace,
+        labelSelector: `${KUSTOMIZATION_SET_NAME_LABEL}=${set.metadata.name}`,
+      });
+      return list.items
+        .filter((o) =>
+          (o.metadata.ownerReferences as { uid?: string }[] | undefined)?.some(
+            (r) => r.uid === set.metadata.uid,
+          ),
+        )
+        .map((obj) => ({ kind, obj }));
+    }),
   );
+  return lists.flat();
 }
+
+/** The API key of an owned object. */
+export const memberKey = (m: OwnedMember) => ({
+  apiVersion: m.kind.apiVersion,
+  kind: m.kind.kind,
+  namespace: m.obj.metadata.namespace,
+  name: m.obj.metadata.name,
+});
 
 /** The cluster Secrets of a namespace, as the clusters generator and the finalizer read them. */
 export async function listClusterSecrets(client: KubeClient, namespace: string): Promise<SetRun['secrets']> {
@@ -115,7 +142,7 @@ async function generateElements(run: SetRun): Promise<undefined> {
     if (err instanceof GeneratorError)
       throw new RetryableError(
         SetReason.GeneratorFailed,
-        `${err.message}; the generated Kustomizations are kept as they are`,
+        `${err.message}; the generated objects are kept as they are`,
       );
     throw err;
   }
@@ -123,19 +150,33 @@ async function generateElements(run: SetRun): Promise<undefined> {
 
 async function render(run: SetRun): Promise<undefined> {
   try {
-    run.rendered = renderMembers(run.obj.spec.template, run.elements);
+    run.kind = memberKindOf(run.obj.spec.template);
+    run.rendered = renderMembers(run.obj.spec.template, run.elements, run.kind);
   } catch (err) {
     if (err instanceof TemplateError)
       throw new StalledError(
         SetReason.TemplateFailed,
-        `template: ${err.message}; the generated Kustomizations are kept as they are`,
+        `template: ${err.message}; the generated objects are kept as they are`,
       );
     throw err;
   }
 }
 
 async function readLive(run: SetRun): Promise<undefined> {
-  run.live = await ownedKustomizations(run.deps.client, run.obj);
+  const owned = await ownedMembers(run.deps.client, run.obj);
+  const kind = run.kind!;
+  // A template whose kind changed would replace every member at once: refused, as an empty result is.
+  const other = owned.filter((m) => m.kind !== kind);
+  if (other.length)
+    throw new RetryableError(
+      SetReason.TemplateKindChanged,
+      `the template makes ${kind.kind}s but this set owns ${other.length} ${other[0]!.kind.kind}(s) (${other
+        .map((m) => m.obj.metadata.name)
+        .join(
+          ', ',
+        )}); nothing is written or deleted: put the template's kind back, or delete those objects (or the set) first`,
+    );
+  run.live = owned.map((m) => m.obj);
   if (run.rendered.length === 0 && run.live.length > 0)
     throw new RetryableError(
       SetReason.EmptyGenerationRefused,
@@ -155,21 +196,8 @@ async function probeClusters(run: SetRun): Promise<undefined> {
   );
 }
 
-function liveState(k: Kustomization): LiveState {
-  const generation = k.metadata.generation ?? 0;
-  const ready = k.status?.conditions?.find((c) => c.type === 'Ready');
-  const current = ready && (ready.observedGeneration ?? -1) === generation;
-  return {
-    revision: k.metadata.annotations?.[KUSTOMIZATION_SET_REVISION_ANNOTATION],
-    generation,
-    ready: current
-      ? { status: ready.status as 'True' | 'False' | 'Unknown', message: ready.message }
-      : undefined,
-    ...(k.status?.lastAppliedRevision ? { appliedRevision: k.status.lastAppliedRevision } : {}),
-  };
-}
-
 async function plan(run: SetRun): Promise<undefined> {
+  const kind = run.kind!;
   const live = new Map(run.live.map((k) => [k.metadata.name, k]));
   const previous = new Map((run.status.members ?? []).map((m) => [m.kustomization, m]));
   const members: PlanMember[] = run.rendered.map((m) => {
@@ -178,9 +206,10 @@ async function plan(run: SetRun): Promise<undefined> {
     return {
       name: m.name,
       kustomization: m.kustomization,
+      kind: kind.kind,
       labels: m.element.labels,
       desiredRevision: m.revision,
-      live: k ? liveState(k) : undefined,
+      live: k ? kind.liveState(k) : undefined,
       ...(unreachable ? { unreachable } : {}),
       ...(previous.get(m.kustomization) ? { previous: previous.get(m.kustomization)! } : {}),
     };
@@ -189,7 +218,7 @@ async function plan(run: SetRun): Promise<undefined> {
   run.plan = planRollout(members, rolling?.steps, !!rolling?.paused, run.ctx.now());
 }
 
-/** Finalizes cluster Secrets in use, so a removed cluster's Secret outlives its Kustomization's prune. */
+/** Finalizes cluster Secrets in use, so a removed cluster's Secret outlives its member's prune or uninstall. */
 async function holdClusterSecrets(run: SetRun): Promise<undefined> {
   const used = new Set(run.rendered.map((m) => m.element.clusterSecret));
   for (const s of run.secrets) {
@@ -209,10 +238,10 @@ async function holdClusterSecrets(run: SetRun): Promise<undefined> {
   }
 }
 
-function desiredObject(run: SetRun, m: RenderedMember): Kustomization & KubeObject {
+function desiredObject(run: SetRun, m: RenderedMember): KubeObject {
   return {
-    apiVersion: KUSTOMIZE_API_VERSION,
-    kind: 'Kustomization',
+    apiVersion: run.kind!.apiVersion,
+    kind: run.kind!.kind,
     metadata: {
       name: m.kustomization,
       namespace: run.namespace,
@@ -233,7 +262,7 @@ function desiredObject(run: SetRun, m: RenderedMember): Kustomization & KubeObje
   };
 }
 
-async function writeKustomizations(run: SetRun): Promise<undefined> {
+async function writeMembers(run: SetRun): Promise<undefined> {
   const byName = new Map(run.rendered.map((m) => [m.kustomization, m]));
   for (const name of run.plan!.write) {
     await run.deps.client.apply(desiredObject(run, byName.get(name)!), {
@@ -244,17 +273,13 @@ async function writeKustomizations(run: SetRun): Promise<undefined> {
   }
 }
 
-/** Removes (or, with deletionPolicy Orphan, releases) the Kustomizations whose element is gone. */
+/** Removes (or, with deletionPolicy Orphan, releases) the members whose element is gone. */
 async function removeStale(run: SetRun): Promise<undefined> {
   const wanted = new Set(run.rendered.map((m) => m.kustomization));
+  const kind = run.kind!;
   for (const k of run.live) {
-    if (wanted.has(k.metadata.name) || k.metadata.deletionTimestamp) continue;
-    const key = {
-      apiVersion: KUSTOMIZE_API_VERSION,
-      kind: 'Kustomization',
-      namespace: run.namespace,
-      name: k.metadata.name,
-    };
+    if (wanted.has(k.metadata.name ?? '') || k.metadata.deletionTimestamp) continue;
+    const key = { ...memberKey({ kind, obj: k }), namespace: run.namespace };
     if (run.obj.spec.deletionPolicy === 'Orphan') {
       await run.deps.client.mergePatch(key, {
         metadata: { ownerReferences: null, labels: { [KUSTOMIZATION_SET_NAME_LABEL]: null } },
@@ -262,18 +287,18 @@ async function removeStale(run: SetRun): Promise<undefined> {
       run.ctx.event(
         'info',
         'Orphaned',
-        `Kustomization ${k.metadata.name} left its element; kept (deletionPolicy Orphan)`,
+        `${kind.kind} ${k.metadata.name} left its element; kept (deletionPolicy Orphan)`,
       );
     } else {
       await run.deps.client.delete(key, { impersonate: run.deps.impersonate });
-      run.ctx.event('info', 'Deleted', `Kustomization ${k.metadata.name} left its element; deleted`);
+      run.ctx.event('info', 'Deleted', `${kind.kind} ${k.metadata.name} left its element; deleted`);
     }
   }
 }
 
 /**
- * A cluster Secret being deleted keeps the set's finalizer until no Kustomization names it any
- * more: the Kustomization's own finalizer needs the kubeconfig to prune the remote objects.
+ * A cluster Secret being deleted keeps the set's finalizer until no Kustomization or HelmRelease
+ * names it any more: their own finalizers need the kubeconfig to prune or uninstall remotely.
  */
 export async function releaseClusterSecrets(
   client: KubeClient,
@@ -287,10 +312,10 @@ export async function releaseClusterSecrets(
     (s) => (which === 'all' || s.deleting) && s.finalizers.includes(KUSTOMIZATION_SET_FINALIZER),
   );
   if (!deleting.length) return;
-  const all = await client.list<Kustomization & KubeObject>(KUSTOMIZE_API_VERSION, 'Kustomization', {
-    namespace,
-  });
-  const named = new Set(all.items.map((k) => k.spec.kubeConfig?.secretRef?.name));
+  const lists = await Promise.all(
+    ALL_MEMBER_KINDS.map((k) => client.list<MemberObject & KubeObject>(k.apiVersion, k.kind, { namespace })),
+  );
+  const named = new Set(lists.flatMap((l) => l.items.map((o) => o.spec.kubeConfig?.secretRef?.name)));
   for (const s of deleting) {
     if (named.has(s.name)) continue;
     await client.mergePatch(
@@ -358,7 +383,7 @@ export const KUSTOMIZATION_SET_STEPS: readonly Step<SetRun>[] = [
   step('probe clusters', probeClusters),
   step('plan rollout', plan),
   step('hold cluster secrets', holdClusterSecrets),
-  step('write kustomizations', writeKustomizations),
+  step('write members', writeMembers),
   step('remove stale', removeStale),
   step('release cluster secrets', release),
   step('record fleet status', record),
