@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, describeError, EXIT_ERROR, EXIT_FAILURE } from './cli-error.ts';
+import { registerApprove } from './commands/approve.ts';
 import { registerArtifacts } from './commands/artifact.ts';
 import { registerBootstrap } from './commands/bootstrap.ts';
 import { registerBuild } from './commands/build.ts';
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   registerUi(program);
   registerHistory(program);
   registerRollback(program);
+  registerApprove(program);
   registerEnvsubst(program);
   registerImportFlux(program);
   registerArtifacts(program);
