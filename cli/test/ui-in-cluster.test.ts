@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestContext, test } from 'node:test';
+import { after, type TestContext, test } from 'node:test';
 import { promisify } from 'node:util';
 import { KUSTOMIZE_API_VERSION } from '@mooring/api';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
@@ -162,17 +162,39 @@ async function world(t: TestContext): Promise<World> {
   };
 }
 
-/** `mooring ui --in-cluster` as its own process; its port, and what it printed so far. */
+// The operator image's /app, bundled once for this file: the UI runs from it as the image runs it.
+let app: Promise<string> | undefined;
+const bundledApp = () => {
+  app ??= mkdtemp(join(tmpdir(), 'mooring-ui-app-')).then(async (dir) => {
+    after(() => rm(dir, { recursive: true, force: true }));
+    const { bundleOperators } = await import('../../hack/lib/bundle-operators.ts');
+    return (await bundleOperators(join(dir, 'app'))).appDir;
+  });
+  return app;
+};
+
+/**
+ * The in-cluster UI as its own process, on plain Node from the image's bundle (`from: 'image'`,
+ * config/ui's command) or as `mooring ui --in-cluster`; its port, and what it printed so far.
+ */
 async function startServer(
   t: TestContext,
   w: World,
   args: string[],
+  from: 'image' | 'cli',
 ): Promise<{ port: number; output: () => string }> {
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [CLI_MAIN, 'ui', '--in-cluster', '--listen', '127.0.0.1:0', '-n', w.ns, ...args],
-    { env: { ...process.env, KUBECONFIG: w.kubeconfig }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const dir = from === 'image' ? await bundledApp() : undefined;
+  const command = dir
+    ? [join(dir, 'dist/ui.mjs'), '--listen', '127.0.0.1:0', '-n', w.ns, ...args]
+    : [CLI_MAIN, 'ui', '--in-cluster', '--listen', '127.0.0.1:0', '-n', w.ns, ...args];
+  const child: ChildProcess = spawn(process.execPath, command, {
+    env: {
+      ...process.env,
+      KUBECONFIG: w.kubeconfig,
+      ...(dir ? { MOORING_UI_PAGE_DIR: join(dir, 'dist/ui-page') } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => {
     out += d.toString();
@@ -221,7 +243,8 @@ test('config/ui renders the same with kustomize and mooring build: the UI from t
   };
   const container = deployment.spec.template.spec.containers[0]!;
   assert.equal(container.image, 'ghcr.io/mooring-dev/mooring:v0.1.0');
-  assert.deepEqual(container.args.slice(0, 2), ['ui', '--in-cluster']);
+  assert.deepEqual(container.command.slice(-2), ['node', '/app/dist/ui.mjs']);
+  assert.ok(container.args.includes('--auth=token'));
   assert.equal(deployment.spec.template.spec.serviceAccountName, 'mooring-ui');
   // The UI's account writes nothing: every verb it holds is a read, TokenReview or impersonate.
   const verbs = byKustomize
@@ -232,7 +255,7 @@ test('config/ui renders the same with kustomize and mooring build: the UI from t
 
 test('in-cluster UI with token sign-in: a viewer sees objects but is refused the reconcile, an editor may; no identity, a forged header or a foreign Origin are refused', async (t) => {
   const w = await world(t);
-  const { port, output } = await startServer(t, w, ['--auth', 'token']);
+  const { port, output } = await startServer(t, w, ['--auth', 'token'], 'image');
   const origin = { origin: `http://127.0.0.1:${port}` };
 
   const anonymous = await call(port, '/api/objects');
@@ -275,6 +298,9 @@ test('in-cluster UI with token sign-in: a viewer sees objects but is refused the
     30_000,
   );
   assert.ok(rows.length >= 1);
+  const page = await call(port, '/', { headers: viewer });
+  assert.equal(page.status, 200);
+  assert.match(page.body, /<script[^>]+src=/, 'the prebuilt page is served');
 
   const refused = await call(port, '/api/action', {
     method: 'POST',
@@ -320,7 +346,12 @@ test('in-cluster UI behind a proxy: X-Remote-User is believed only with the prox
   const secretFile = join(w.dir, 'proxy-secret');
   const secret = 'a-long-random-secret-only-the-proxy-knows';
   await writeFile(secretFile, `${secret}\n`);
-  const { port, output } = await startServer(t, w, ['--auth', 'proxy', '--proxy-secret-file', secretFile]);
+  const { port, output } = await startServer(
+    t,
+    w,
+    ['--auth', 'proxy', '--proxy-secret-file', secretFile],
+    'cli',
+  );
   const post = (headers: Record<string, string>) =>
     call(port, '/api/action', {
       method: 'POST',

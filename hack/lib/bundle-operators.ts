@@ -19,6 +19,9 @@ export const OPERATOR_ENTRIES: Readonly<Record<string, string>> = {
   'all-in-one': 'operators/all-in-one/src/main.ts',
 };
 
+/** The in-cluster web UI (config/ui), `dist/ui.mjs`, with its page prebuilt into `dist/ui-page/`. */
+export const UI_ENTRY: Readonly<Record<string, string>> = { ui: 'cli/src/ui/in-cluster-main.ts' };
+
 // Files read at run time beside the module that reads them (import.meta.url). shared/helm's
 // renderer worker is a file of its own (new URL('./wasi-worker.mjs', import.meta.url)); the
 // renderer itself is found through $MOORING_HELM_WASM, which the image sets.
@@ -77,7 +80,9 @@ export async function bundleOperators(appDir = DEFAULT_APP_DIR): Promise<BundleR
   rmSync(appDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const result = await build({
-    entryPoints: Object.fromEntries(Object.entries(OPERATOR_ENTRIES).map(([n, p]) => [n, join(ROOT, p)])),
+    entryPoints: Object.fromEntries(
+      Object.entries({ ...OPERATOR_ENTRIES, ...UI_ENTRY }).map(([n, p]) => [n, join(ROOT, p)]),
+    ),
     outdir: outDir,
     outExtension: { '.js': '.mjs' },
     // Chunks sit beside the entries, so import.meta.url of any of them finds the assets.
@@ -100,6 +105,9 @@ export async function bundleOperators(appDir = DEFAULT_APP_DIR): Promise<BundleR
     },
   });
   for (const asset of ASSETS) copyFileSync(join(ROOT, asset), join(outDir, asset.split('/').pop()!));
+  // The UI's page, bundled now: the image has no esbuild to bundle it at start ($MOORING_UI_PAGE_DIR).
+  const { writePage } = await import('../../cli/src/ui/page-bundle.ts');
+  await writePage(join(outDir, 'ui-page'));
   const runtimeDirs = RUNTIME_PACKAGES.map((name) => `node_modules/${name}`);
   for (const dir of runtimeDirs) cpSync(join(ROOT, dir), join(appDir, dir), { recursive: true });
   const packages = bundledPackages([

@@ -91,47 +91,13 @@ function openBrowser(url: string): void {
 
 /** `mooring ui --in-cluster`: the UI for every user of the cluster, until SIGTERM. */
 async function serveInCluster(flags: UiFlags, cmd: Command): Promise<void> {
-  const { readFile } = await import('node:fs/promises');
-  const { CliError, EXIT_ERROR } = await import('../cli-error.ts');
-  const { startUiServer } = await import('../ui/ui-server.ts');
-  const listen = /^(.*):(\d+)$/.exec(flags.listen ?? '');
-  if (!listen || Number(listen[2]) > 65535)
-    throw new CliError(
-      `--listen '${flags.listen}' is not host:port: write e.g. --listen 0.0.0.0:9090.`,
-      EXIT_ERROR,
-    );
-  let auth: import('../ui/in-cluster-auth.ts').InClusterAuth;
-  if (flags.auth === 'token') auth = { mode: 'token' };
-  else if (flags.auth === 'proxy') {
-    const file = flags.proxySecretFile ?? process.env.MOORING_UI_PROXY_SECRET_FILE;
-    if (!file)
-      throw new CliError(
-        '--auth proxy needs --proxy-secret-file: without it anyone could claim to be anyone.',
-        EXIT_ERROR,
-      );
-    const proxySecret = (await readFile(file, 'utf8')).trim();
-    if (proxySecret.length < 16)
-      throw new CliError(
-        `the proxy secret in ${file} is shorter than 16 characters: make a long random one.`,
-        EXIT_ERROR,
-      );
-    auth = { mode: 'proxy', proxySecret };
-  } else throw new CliError(`--auth '${flags.auth}' is not token or proxy.`, EXIT_ERROR);
-  const session = sessionOf(cmd);
-  const client = await session.client();
-  const namespace = cmd.optsWithGlobals<{ namespace?: string }>().namespace;
-  const server = await startUiServer({
-    client,
-    namespace,
-    port: Number(listen[2]),
-    inCluster: { auth, host: listen[1] || '0.0.0.0', allowedOrigin: flags.allowedOrigin },
+  const { serveInCluster: serve } = await import('../ui/in-cluster-serve.ts');
+  await serve({
+    session: sessionOf(cmd),
+    namespace: cmd.optsWithGlobals<{ namespace?: string }>().namespace,
+    listen: flags.listen ?? '',
+    auth: flags.auth,
+    proxySecretFile: flags.proxySecretFile,
+    allowedOrigin: flags.allowedOrigin,
   });
-  // Never a token or secret here: only where it listens and how users sign in.
-  process.stdout.write(`mooring ui: serving ${server.url} in-cluster, sign-in by ${auth.mode}\n`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-  await server.close();
-  session.close();
 }

@@ -3,7 +3,6 @@ import type { Kustomization } from '@mooring/api';
 import { fetchArtifact } from '@mooring/artifact';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { diffAgainstCluster, type ObjectDiff } from '../live-diff.ts';
-import { renderKustomization } from '../render-local.ts';
 import type { ObjectIndex } from './object-index.ts';
 
 /**
@@ -26,6 +25,8 @@ export async function gitDiff(
     throw new Error(
       `${ref.kind} ${ref.namespace ?? namespace}/${ref.name} has no artifact yet: there is nothing to diff.`,
     );
+  // Loaded on use: the render engine and the CLI's paths are not needed by the in-cluster UI.
+  const { renderKustomization } = await import('../render-local.ts');
   const fetched = await fetchArtifact({ url: artifact.url, digest: artifact.digest, timeoutMs: 60_000 });
   try {
     const rendered = await renderKustomization(

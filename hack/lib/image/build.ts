@@ -195,6 +195,8 @@ export async function buildImage(options: BuildOptions): Promise<BuildResult> {
           'NODE_ENV=production',
           // shared/helm finds its renderer here; the bundles carry no path of this checkout.
           'MOORING_HELM_WASM=/app/bin/mooring-helm.wasm',
+          // The in-cluster UI's page, prebuilt by the bundle step (config/ui runs dist/ui.mjs).
+          'MOORING_UI_PAGE_DIR=/app/dist/ui-page',
         ],
         // tini as PID 1 reaps what git and ssh leave behind; the Deployments name it in `command`.
         Entrypoint: ['/usr/bin/tini', '--'],
