@@ -120,10 +120,10 @@ export function registerTree(program: Command): void {
     .alias('kss')
     .argument('<name>', 'KustomizationSet name')
     .description(
-      'print a fleet: each member (cluster) with its rollout state, then what its Kustomization applied',
+      'print a fleet: each member (cluster) with its rollout state, then what its Kustomization or HelmRelease applied',
     )
     .action(async (name: string, _flags: unknown, cmd: Command) => {
-      const { KUSTOMIZE_API_VERSION } = await import('@mooring/api');
+      const { HELM_API_VERSION, KUSTOMIZE_API_VERSION } = await import('@mooring/api');
       await sessionOf(cmd).use(async (client, namespace) => {
         const set = await client.get<{
           apiVersion: string;
@@ -133,7 +133,10 @@ export function registerTree(program: Command): void {
             members?: {
               name: string;
               kustomization: string;
+              kind?: ApplierKind;
               state: string;
+              appliedRevision?: string;
+              releaseVersion?: number;
               revision?: string;
               message?: string;
             }[];
@@ -148,17 +151,21 @@ export function registerTree(program: Command): void {
             `${last ? '└── ' : '├── '}${m.name} (${m.state}${m.revision ? ` ${m.revision}` : ''}${note})`,
           );
           const pad = last ? '    ' : '│   ';
-          lines.push(`${pad}└── Kustomization/${namespace}/${m.kustomization}`);
+          // Members written before sets made HelmReleases carry no kind: Kustomizations.
+          const kind = m.kind ?? 'Kustomization';
+          const release =
+            m.releaseVersion !== undefined
+              ? ` (release v${m.releaseVersion}, chart ${m.appliedRevision})`
+              : '';
+          lines.push(`${pad}└── ${kind}/${namespace}/${m.kustomization}${release}`);
           const exists = await client.getOrUndefined({
-            apiVersion: KUSTOMIZE_API_VERSION,
-            kind: 'Kustomization',
+            apiVersion: kind === 'HelmRelease' ? HELM_API_VERSION : KUSTOMIZE_API_VERSION,
+            kind,
             namespace,
             name: m.kustomization,
           });
           if (exists)
-            lines.push(
-              ...(await inventoryLines(client, 'Kustomization', namespace, m.kustomization, `${pad}    `)),
-            );
+            lines.push(...(await inventoryLines(client, kind, namespace, m.kustomization, `${pad}    `)));
         }
         process.stdout.write(`${lines.join('\n')}\n`);
       });
