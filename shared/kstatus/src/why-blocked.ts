@@ -108,11 +108,11 @@ function ownState(obj: ChainObject): Blocker {
   return { state: ready.status === 'Unknown' ? 'reconciling' : 'failed', reason, message };
 }
 
-// A generated Kustomization its set has not updated yet, because the rollout is paused, failed or
+// A generated Kustomization or HelmRelease its set has not updated yet, because the rollout is paused, failed or
 // still at an earlier step.
 function setHold(obj: ChainObject, lookup: ChainLookup): Blocker | undefined {
   const setName = obj.metadata.labels?.[SET_NAME_LABEL];
-  if (!setName || (obj.kind ?? 'Kustomization') !== 'Kustomization') return undefined;
+  if (!setName) return undefined;
   const namespace = obj.metadata.namespace ?? '';
   const set = lookup('KustomizationSet', namespace, setName);
   if (!set) return undefined;
