@@ -66,18 +66,21 @@ if (chosen.length === 0) {
   process.exit(1);
 }
 
-const sections = existingSections();
+const fresh = new Map<string, string>();
 let failed = false;
 for (const file of chosen) {
   console.error(`bench: ${file}`);
   try {
-    sections.set(file, await runBench(file));
+    fresh.set(file, await runBench(file));
   } catch (err) {
     console.error(`bench: ${(err as Error).message}`);
     failed = true;
   }
 }
 
+// Read the page only now: a long run must not drop a section someone else wrote in the meantime.
+const sections = existingSections();
+for (const [file, section] of fresh) sections.set(file, section);
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 const body = [...sections.keys()]
   .sort()

@@ -357,24 +357,32 @@ async function runOnce(
 
 async function pushBenchArtifact(registry: TestRegistry, dir: string): Promise<string> {
   const url = `oci://${registry.host}/flux-benchmark/podinfo:latest`;
-  await pushArtifact(
-    url,
-    {
-      path: dir,
-      source: 'https://github.com/fluxcd/flux-benchmark',
-      revision: 'main@sha1:e09c533',
-      insecureRegistry: true,
-      reproducible: true,
-    },
-    () => {},
-  );
+  // pushArtifact reports on stdout, as the CLI does; here stdout is the Markdown section.
+  const write = process.stdout.write;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  try {
+    await pushArtifact(
+      url,
+      {
+        path: dir,
+        source: 'https://github.com/fluxcd/flux-benchmark',
+        revision: 'main@sha1:e09c533',
+        insecureRegistry: true,
+        reproducible: true,
+      },
+      () => {},
+    );
+  } finally {
+    process.stdout.write = write;
+  }
   return `oci://${registry.host}/flux-benchmark/podinfo`;
 }
 
 if (!existsSync(join(FLUX_BIN, 'kustomize-controller')) || !existsSync(join(FLUX_BIN, 'source-controller'))) {
   log('building Flux controllers (bash hack/lib/build-flux.sh)');
 }
-execFileSync('bash', [join(repoRoot, 'hack/lib/build-flux.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+// stdout carries only the Markdown section hack/bench.ts writes into docs/benchmarks.md.
+execFileSync('bash', [join(repoRoot, 'hack/lib/build-flux.sh')], { stdio: ['ignore', 2, 2] });
 log('bundling the operators (what the image runs)');
 const { appDir } = await bundleOperators();
 
