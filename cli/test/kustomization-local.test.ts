@@ -228,3 +228,71 @@ test('tree kustomizationset prints each member with its rollout state, then its 
   assert.equal(get.code, 0, get.stderr);
   assert.match(get.stdout, /agents/);
 });
+
+test('tree kustomizationset prints a HelmRelease member with its release version and chart, then its release objects', async (t) => {
+  const { ns, env } = await fixture(t);
+  const { client } = await testCluster();
+  const HR = 'helm.mooring.dev/v2';
+  await client.create({
+    apiVersion: KS,
+    kind: 'KustomizationSet',
+    metadata: { name: 'probes', namespace: ns },
+    spec: {
+      interval: '10m',
+      generators: [{ list: { elements: [{ name: 'first' }] } }],
+      template: { apiVersion: HR, kind: 'HelmRelease', metadata: { name: 'probe-{{ .name }}' }, spec: {} },
+    },
+  } as KubeObject);
+  await client.create({
+    apiVersion: HR,
+    kind: 'HelmRelease',
+    metadata: { name: 'probe-first', namespace: ns },
+    spec: { interval: '10m', chartRef: { kind: 'HelmChart', name: 'probe' } },
+  } as KubeObject);
+  // Status as the operators write it (none runs here).
+  await client.applyStatus(
+    {
+      apiVersion: KS,
+      kind: 'KustomizationSet',
+      metadata: { name: 'probes', namespace: ns },
+      status: {
+        members: [
+          {
+            name: 'probe-first',
+            kustomization: 'probe-first',
+            kind: 'HelmRelease',
+            ready: 'True',
+            state: 'Current',
+            revision: 'abc123',
+            appliedRevision: 'probe@0.1.0',
+            releaseVersion: 2,
+          },
+        ],
+        counts: { total: 1, ready: 1, current: 1, failed: 0, unreachable: 0 },
+        rollout: { step: 0, phase: 'Complete' },
+      },
+    },
+    { fieldManager: 'mooring', force: true },
+  );
+  await client.applyStatus(
+    {
+      apiVersion: HR,
+      kind: 'HelmRelease',
+      metadata: { name: 'probe-first', namespace: ns },
+      status: { inventory: { entries: [{ id: `${ns}_probe-first-config__ConfigMap`, v: 'v1' }] } },
+    },
+    { fieldManager: 'mooring', force: true },
+  );
+  const r = await mooring(['tree', 'kss', 'probes', '-n', ns], { env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(
+    r.stdout,
+    [
+      `KustomizationSet/${ns}/probes`,
+      '└── probe-first (Current abc123)',
+      `    └── HelmRelease/${ns}/probe-first (release v2, chart probe@0.1.0)`,
+      `        └── ConfigMap/${ns}/probe-first-config`,
+      '',
+    ].join('\n'),
+  );
+});
