@@ -96,6 +96,11 @@ describe('liveState', () => {
       undefined,
     ],
     [
+      'Ready with a release adopted as it was, nothing attempted yet',
+      { ...ready('True', 2), ...release(1, 'deployed', 'd1') },
+      'True',
+    ],
+    [
       'Ready, but the latest release failed',
       { ...ready('True', 2), ...release(2, 'failed', 'd2'), lastAttemptedConfigDigest: 'd2' },
       undefined,

@@ -72,8 +72,10 @@ export const HELM_RELEASE_MEMBER: MemberKind = {
     const hr = obj as HelmRelease;
     const ready = readyAtGeneration(hr);
     const latest = hr.status?.history?.[0];
+    // No attempt recorded: a release adopted as it was (made by helm, up to date), nothing attempted.
+    const attempted = hr.status?.lastAttemptedConfigDigest;
     const released =
-      latest?.status === 'deployed' && latest.configDigest === hr.status?.lastAttemptedConfigDigest;
+      latest?.status === 'deployed' && (attempted === undefined || latest.configDigest === attempted);
     const state: LiveState = {
       ...baseState(hr),
       ready:
