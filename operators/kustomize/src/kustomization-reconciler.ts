@@ -129,7 +129,11 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     async finalize(obj, ctx) {
       knownVersions.delete(keyOf(obj));
       const policy = obj.spec.deletionPolicy ?? 'MirrorPrune';
-      const entries = inventorySeen(obj)?.entries ?? [];
+      // The hook objects the last revision left go too: hooks are not in the inventory.
+      const entries = [
+        ...(inventorySeen(obj)?.entries ?? []),
+        ...(obj.status?.hooks?.objects?.entries ?? []),
+      ];
       memory.lastInventory.delete(keyOf(obj));
       if (obj.spec.suspend || entries.length === 0 || policy === 'Orphan') return;
       if (policy === 'MirrorPrune' && !obj.spec.prune) return;

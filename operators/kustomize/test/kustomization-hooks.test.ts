@@ -331,6 +331,16 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
     );
     const inventory = (ready.status?.inventory?.entries ?? []).map((e) => e.id);
     assert.ok(!inventory.some((id) => id.includes(marker) || id.includes(smoke)), inventory.join());
+
+    // Deleting the Kustomization (prune on) deletes the hook objects it left, beside its inventory.
+    await stack.client.delete(ksKey(ks));
+    await eventually(
+      'the Kustomization is gone',
+      async () => (await stack.client.getOrUndefined(ksKey(ks))) === undefined,
+      60_000,
+    );
+    assert.equal(await liveConfigMap(marker), undefined, 'the post-apply hook object went with it');
+    assert.equal(await liveDeployment(app), undefined);
   });
 
   test('a restarted kustomize operator does not run the hooks of a revision again', async (t) => {

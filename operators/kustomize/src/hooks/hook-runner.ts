@@ -9,7 +9,7 @@ import {
   type ObjectCallOptions,
   readObject,
 } from './hook-objects.ts';
-import { waitUntilDone, waitUntilGone } from './hook-wait.ts';
+import { HookTimeoutError, waitUntilDone, waitUntilGone } from './hook-wait.ts';
 
 /** Helm's and Argo CD's delete policies, in Helm's spelling. */
 export type HookDeletePolicy = 'before-hook-creation' | 'hook-succeeded' | 'hook-failed';
@@ -38,10 +38,13 @@ export interface HookCallOptions {
 /** A hook that stopped the run; `started` says whether it got as far as being created. */
 export class HookFailure extends Error {
   readonly started: boolean;
-  constructor(message: string, started: boolean) {
+  /** It was still running when its wait ran out of time. */
+  readonly timedOut: boolean;
+  constructor(message: string, started: boolean, timedOut = false) {
     super(message);
     this.name = 'HookFailure';
     this.started = started;
+    this.timedOut = timedOut;
   }
 }
 
@@ -93,7 +96,7 @@ export async function runOneHook(step: HookStep, opts: HookCallOptions): Promise
     done = await waitUntilDone(step.object, opts);
   } catch (err) {
     rethrowIfAborted(opts.signal);
-    throw new HookFailure(apiMessage(err), true);
+    throw new HookFailure(apiMessage(err), true, err instanceof HookTimeoutError);
   }
   if (done.state === 'failed') throw new HookFailure(done.message, true);
 }

@@ -77,8 +77,11 @@ async function execute(
       await runOneHook(step, opts);
       done.push(step);
     } catch (err) {
-      // The Kustomization's timeout, not a shutdown or a newer revision: say which hook it waited on.
-      if (opts.signal.aborted && (opts.signal.reason as Error | undefined)?.name === 'TimeoutError')
+      // Out of time (its wait, or the Kustomization's timeout), not a failure of the hook: say which.
+      const outOfTime =
+        (err instanceof HookFailure && err.timedOut) ||
+        (opts.signal.aborted && (opts.signal.reason as Error | undefined)?.name === 'TimeoutError');
+      if (outOfTime)
         throw new HookTimeout(
           `${phase} hook ${step.object.describe} did not complete within spec.timeout; the next attempt waits for it again`,
         );
