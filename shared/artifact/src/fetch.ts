@@ -168,31 +168,41 @@ async function downloadOnce(
   maxDownload: number,
   shownUrl: string,
 ): Promise<{ hex: string; size: number } | { status: number }> {
-  const timeout = AbortSignal.timeout(options.timeoutMs ?? 60_000);
-  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-  const res = await (options.fetchImpl ?? fetch)(options.url, { signal });
-  if (!res.ok || !res.body) {
-    await res.body?.cancel().catch(() => {});
-    return { status: res.status };
+  // Not AbortSignal.timeout: inside AbortSignal.any, Node 20 lets it be collected with its timer,
+  // and the download then never times out. This timer holds its controller until cleared.
+  const timeout = new AbortController();
+  const timer = setTimeout(
+    () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    options.timeoutMs ?? 60_000,
+  );
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+  try {
+    const res = await (options.fetchImpl ?? fetch)(options.url, { signal });
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => {});
+      return { status: res.status };
+    }
+    const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+    if (declared > maxDownload) {
+      await res.body.cancel().catch(() => {});
+      throw tooLarge(shownUrl, maxDownload);
+    }
+    const hash = createHash('sha256');
+    let size = 0;
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        size += chunk.length;
+        if (size > maxDownload) return cb(tooLarge(shownUrl, maxDownload));
+        hash.update(chunk);
+        cb(null, chunk);
+      },
+    });
+    // A fresh file per attempt ('w' truncates), so a half download never mixes into the next one.
+    await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), tap, createWriteStream(file));
+    return { hex: hash.digest('hex'), size };
+  } finally {
+    clearTimeout(timer);
   }
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (declared > maxDownload) {
-    await res.body.cancel().catch(() => {});
-    throw tooLarge(shownUrl, maxDownload);
-  }
-  const hash = createHash('sha256');
-  let size = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _enc, cb) {
-      size += chunk.length;
-      if (size > maxDownload) return cb(tooLarge(shownUrl, maxDownload));
-      hash.update(chunk);
-      cb(null, chunk);
-    },
-  });
-  // A fresh file per attempt ('w' truncates), so a half download never mixes into the next one.
-  await pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), tap, createWriteStream(file));
-  return { hex: hash.digest('hex'), size };
 }
 
 function tooLarge(url: string, limit: number): ArtifactTooLargeError {

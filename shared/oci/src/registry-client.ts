@@ -160,13 +160,23 @@ export class RegistryClient {
 
   /** Runs one operation under the timeout and maps transport failures to RegistryErrors. */
   async #operation<T>(ref: OciReference, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
-    const timeout = AbortSignal.timeout(this.#options.timeoutMs);
-    const signal = this.#options.signal ? AbortSignal.any([this.#options.signal, timeout]) : timeout;
+    // Not AbortSignal.timeout: inside AbortSignal.any, Node 20 lets it be collected with its timer,
+    // and the operation then never times out. This timer holds its controller until cleared.
+    const timeout = new AbortController();
+    const timer = setTimeout(
+      () => timeout.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+      this.#options.timeoutMs,
+    );
+    const signal = this.#options.signal
+      ? AbortSignal.any([this.#options.signal, timeout.signal])
+      : timeout.signal;
     try {
       return await fn(signal);
     } catch (err) {
       if (err instanceof RegistryError || err instanceof LocalWriteError) throw err;
       throw networkError(err, { host: ref.host, url: this.#base(ref), signal }, this.#options.timeoutMs);
+    } finally {
+      clearTimeout(timer);
     }
   }
 

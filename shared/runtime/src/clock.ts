@@ -121,10 +121,17 @@ export function jitter(ms: number, fraction = 0.1, random: () => number = Math.r
 }
 
 /**
- * AbortSignal.timeout with the delay kept within what a Node timer holds: past 2^31-1 ms Node
- * fires after 1 ms, so a stored object's absurd timeout would abort every attempt at once.
+ * A signal that aborts with a TimeoutError after `ms`, the delay kept within what a Node timer
+ * holds (past 2^31-1 ms Node fires after 1 ms, so a stored object's absurd timeout would abort
+ * every attempt at once). Not AbortSignal.timeout: Node 20's AbortSignal.any holds its inputs
+ * weakly, and a timeout signal nothing else holds is collected with its timer, so
+ * `any([shutdown, timeout])` never timed out (a reconcile outlived its spec.timeout by minutes).
+ * Here the timer holds its controller until it fires; unref'd, it keeps no process alive.
  */
 export function timeoutSignal(ms: number): AbortSignal {
   const delay = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;
-  return AbortSignal.timeout(delay);
+  const controller = new AbortController();
+  const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
+  setTimeout(() => controller.abort(timeout), delay).unref();
+  return controller.signal;
 }

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { timeoutSignal } from '@mooring/runtime';
 import type { OutboundRequest, ProviderConfig } from './types.ts';
 import { type Dispatcher, loadUndici } from './undici.ts';
 
@@ -50,8 +51,8 @@ export async function sendRequest(
       let failure: SendError;
       try {
         const signal = options.signal
-          ? AbortSignal.any([options.signal, AbortSignal.timeout(p.timeoutMs)])
-          : AbortSignal.timeout(p.timeoutMs);
+          ? AbortSignal.any([options.signal, timeoutSignal(p.timeoutMs)])
+          : timeoutSignal(p.timeoutMs);
         const res = await request(req.url, {
           method: req.method,
           headers: req.headers,

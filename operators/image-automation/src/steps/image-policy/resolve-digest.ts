@@ -1,4 +1,5 @@
 import type { ImageRef } from '@mooring/api';
+import { timeoutSignal } from '@mooring/runtime';
 import type { ImagePolicyRun } from '../../image-policy-run.ts';
 import { registryClientFor, registryFailure } from '../../registry-access.ts';
 import { imageRefOf, need } from '../../run.ts';
@@ -22,7 +23,7 @@ export async function resolveDigest(run: ImagePolicyRun): Promise<undefined> {
   if (mode === 'IfNotPresent' && previous?.tag === tag && previous.name === name && previous.digest) {
     latest.digest = previous.digest;
   } else if (mode !== 'Never') {
-    const signal = AbortSignal.any([AbortSignal.timeout(DIGEST_TIMEOUT_MS), ctx.signal]);
+    const signal = AbortSignal.any([timeoutSignal(DIGEST_TIMEOUT_MS), ctx.signal]);
     try {
       const registry = await registryClientFor(deps.client, repo, ref, DIGEST_TIMEOUT_MS, signal);
       latest.digest = await registry.headDigest(ref, tag);
