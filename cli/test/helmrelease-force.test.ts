@@ -122,6 +122,14 @@ test('reconcile helmrelease --force upgrades a release whose retries ran out, an
     [1, 'deployed'],
     [2, 'failed'],
   ]);
+  // The object's status says the same, newest first, though the reconcile failed.
+  assert.deepEqual(
+    stalled.status?.history?.map((h) => [h.version, h.status]),
+    [
+      [2, 'failed'],
+      [1, 'deployed'],
+    ],
+  );
   await policy.lift();
 
   // A plain reconcile does not try the same chart and values again, and says how to.

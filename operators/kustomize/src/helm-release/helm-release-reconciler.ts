@@ -24,6 +24,7 @@ import { chartSourceOf } from './chart-source.ts';
 import type { HelmReleaseDeps, HelmReleaseMemory, HelmReleaseRun } from './helm-release-run.ts';
 import { placementOf } from './release-names.ts';
 import { HELM_RELEASE_STEPS } from './steps/index.ts';
+import { recordHistory } from './steps/record-status.ts';
 import { uninstallRelease } from './uninstall.ts';
 
 export type { HelmReleaseDeps } from './helm-release-run.ts';
@@ -76,6 +77,11 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
     let outcome: Awaited<ReturnType<typeof runSteps>>;
     try {
       outcome = await runSteps(HELM_RELEASE_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+    } catch (err) {
+      // A failed or remediated release is in Helm's records already: status.history shows it too,
+      // as Flux's does, instead of lagging until the next success. Best effort: the error stands.
+      if (run.store) await recordHistory(run).catch(() => {});
+      throw err;
     } finally {
       current.end();
     }

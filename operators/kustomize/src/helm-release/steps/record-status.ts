@@ -27,8 +27,8 @@ export function snapshotOf(record: ReleaseRecord, storageNamespace: string): Rel
   } as ReleaseSnapshot;
 }
 
-/** The release history on the status, newest first; requeue at the interval. */
-export async function recordStatus(run: HelmReleaseRun): Promise<{ requeueAfterMs: number }> {
+/** Helm's records of the release, newest first, onto status.history. */
+export async function recordHistory(run: HelmReleaseRun): Promise<void> {
   const store = need(run.store, 'the release store');
   const history = await store.history(run.placement.releaseName);
   run.status.storageNamespace = run.placement.storageNamespace;
@@ -36,5 +36,10 @@ export async function recordStatus(run: HelmReleaseRun): Promise<{ requeueAfterM
     .slice(-HISTORY_LIMIT)
     .reverse()
     .map((r) => snapshotOf(r, run.placement.storageNamespace));
+}
+
+/** The release history on the status, newest first; requeue at the interval. */
+export async function recordStatus(run: HelmReleaseRun): Promise<{ requeueAfterMs: number }> {
+  await recordHistory(run);
   return { requeueAfterMs: run.intervalMs };
 }
