@@ -1,4 +1,5 @@
-// Convergence in Flux's benchmark shape (fluxcd/flux-benchmark): N Kustomizations, each applying
+// Convergence in an easier shape than Flux's benchmark (one GitRepository for all, no wait, no
+// impersonation, no substitution; flux-side-by-side.bench.ts runs Flux's real one): N Kustomizations, each applying
 // four objects (a Deployment with 0 replicas, a ServiceAccount, a Service, a ConfigMap) from one
 // GitRepository, from a cold operator start until every Kustomization is Ready. The operators run
 // as one real process (the all-in-one entry, source + kustomize) against the real API server, so
@@ -197,7 +198,7 @@ try {
   client.close();
 }
 
-console.log(`## Kustomization convergence (Flux's benchmark shape)
+console.log(`## Kustomization convergence, Mooring alone, in an easier shape than Flux's benchmark
 
 N Kustomizations, each applying 4 objects (Deployment with 0 replicas, ServiceAccount, Service,
 ConfigMap, with a per-Kustomization \`namePrefix\`) from one GitRepository, all created before the
