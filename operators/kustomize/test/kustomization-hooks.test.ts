@@ -197,6 +197,8 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
     const app = uniqueName('app');
     const hook = { 'mooring.dev/hook': 'pre-apply' };
     await repo.commit(files('app', [job(migrate, hook), deployment(app)]));
+    // chartRepo's GitRepository may have fetched before this commit; its interval is 10m.
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
     const ks = uniqueName('ks');
     await createKustomization(ks, source, 'app');
     const ready = await waitForKustomization(ks, 'True');
@@ -258,6 +260,8 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
     const notify = uniqueName('notify');
     const migrate = uniqueName('migrate');
     await repo.commit(files('app', [configMap(settings, { level: 'v1' })]));
+    // chartRepo's GitRepository may have fetched before this commit; its interval is 10m.
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
     const ks = uniqueName('ks');
     await createKustomization(ks, source, 'app');
     const good = await waitForKustomization(ks, 'True');
@@ -318,6 +322,8 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
         configMap(marker, { done: 'true' }, { 'argocd.argoproj.io/hook': 'PostSync' }),
       ]),
     );
+    // chartRepo's GitRepository may have fetched before this commit; its interval is 10m.
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
     const ks = uniqueName('ks');
     await createKustomization(ks, source, 'app');
     const ready = await waitForKustomization(ks, 'True');
@@ -411,6 +417,8 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
       'mooring.dev/no-such-node': 'true',
     };
     await repo.commit(files('app', [stuck, configMap(settings, { a: '1' })]));
+    // chartRepo's GitRepository may have fetched before this commit; its interval is 10m.
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
     const ks = uniqueName('ks');
     await createKustomization(ks, source, 'app', { timeout: '10s' });
     const timedOut = await waitForKustomization(
@@ -462,6 +470,8 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
         stuck,
       ]),
     );
+    // chartRepo's GitRepository may have fetched before this commit; its interval is 10m.
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
     const ks = uniqueName('ks');
     await createKustomization(ks, source, 'app', { timeout: '15s' });
     const held = await waitForKustomization(
@@ -511,6 +521,8 @@ describe('Kustomization waves and hooks on the cluster', { concurrency: 3 }, () 
         configMap('bad', { a: '1' }, { 'mooring.dev/apply-wave': 'early' }),
       ]),
     );
+    // chartRepo's GitRepository may have fetched before this commit; its interval is 10m.
+    await requestReconcile(stack, 'source.mooring.dev/v1', 'GitRepository', source);
     const ks = uniqueName('ks');
     await createKustomization(ks, source, 'app');
     const failed = await waitForKustomization(
