@@ -125,6 +125,8 @@ export async function runKillTrials(opts: KillTrialsOptions): Promise<TrialResul
         spec: {
           interval: '10m',
           prune: true,
+          // Trials delete most of a folder at random; the deletion budget is not what they test.
+          deletionBudget: '100%',
           path: `./${app}`,
           sourceRef: { kind: 'GitRepository', name: 'platform' },
         },

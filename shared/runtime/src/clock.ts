@@ -132,6 +132,8 @@ export function timeoutSignal(ms: number): AbortSignal {
   const delay = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;
   const controller = new AbortController();
   const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
-  setTimeout(() => controller.abort(timeout), delay).unref();
+  const timer: { unref?: () => void } = setTimeout(() => controller.abort(timeout), delay);
+  // Optional: the simulation's clock replaces setTimeout with timers that hold nothing open.
+  timer.unref?.();
   return controller.signal;
 }
