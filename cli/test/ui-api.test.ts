@@ -5,34 +5,7 @@ import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
 import type { RowPage } from '../src/ui/object-index.ts';
 import { startUiServer } from '../src/ui/ui-server.ts';
-
-interface Reply {
-  status: number;
-  body: string;
-}
-
-// Raw HTTP, so a test can send the Host and Origin headers a browser or another page would.
-function call(
-  port: number,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
+import { call } from './ui-http.ts';
 
 test('mooring ui API: token, Host and Origin checked; filtered pages; changes streamed; refusals passed on', async (t) => {
   const ns = await testNamespace(t, 'ui-api');

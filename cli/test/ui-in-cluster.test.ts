@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, type TestContext, test } from 'node:test';
@@ -15,39 +14,12 @@ import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { CLI_MAIN, mooring } from './run-cli.ts';
+import { call } from './ui-http.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
 const KUSTOMIZE = join(ROOT, 'bin/kustomize');
 const CONFIG_UI = join(ROOT, 'config/ui');
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-function call(
-  port: number,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          body += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-      },
-    );
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
 
 const docsOf = (yaml: string) =>
   parseAllDocuments(yaml)
