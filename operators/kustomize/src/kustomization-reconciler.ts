@@ -16,6 +16,7 @@ import {
   type Reconciler,
   RetryableError,
   runSteps,
+  stepTimer,
   timeoutSignal,
   WaitingError,
 } from '@mooring/runtime';
@@ -102,10 +103,15 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
     let outcome: Awaited<ReturnType<typeof runSteps>>;
     let step = '';
     try {
-      outcome = await runSteps(KUSTOMIZATION_STEPS, run, (name) => {
-        step = name;
-        ctx.log.debug({ step: name }, 'step');
-      });
+      outcome = await runSteps(
+        KUSTOMIZATION_STEPS,
+        run,
+        (name) => {
+          step = name;
+          ctx.log.debug({ step: name }, 'step');
+        },
+        stepTimer(ctx.metrics, 'Kustomization'),
+      );
     } catch (err) {
       const newer = current.signal.reason;
       if (newer instanceof Superseded) throw supersededError(run, step, newer);

@@ -59,6 +59,7 @@ export interface ControllerMetrics {
   setResourceInfo?(kind: string, namespace: string, name: string, info: ResourceInfo): void;
   observePushToApplied?(namespace: string, name: string, seconds: number): void;
   observeRenderCache?(hit: boolean): void;
+  observeStep?(kind: string, step: string, seconds: number): void;
   setQueueDepth(kind: string, depth: number): void;
   setConditions(kind: string, namespace: string, name: string, conditions: Condition[]): void;
   deleteObject(kind: string, namespace: string, name: string): void;
@@ -83,8 +84,8 @@ export interface ReconcileContext {
   /** Aborts when the operator shuts down and its grace period is over. */
   signal: AbortSignal;
   now(): Date;
-  /** Metrics only a reconciler can know: the kustomize operator's render cache and push-to-applied latency. */
-  metrics?: Pick<ControllerMetrics, 'observePushToApplied' | 'observeRenderCache'>;
+  /** Metrics only a reconciler can know: time per step, the render cache, push-to-applied latency. */
+  metrics?: Pick<ControllerMetrics, 'observePushToApplied' | 'observeRenderCache' | 'observeStep'>;
   /**
    * Writes the status built so far now, with Reconciling True (reason Progressing) and `message`,
    * instead of only when the reconcile ends: for an intent that must survive a crash (what is about

@@ -82,6 +82,18 @@ describe('Metrics', () => {
     assert.deepEqual(await samples(m, 'mooring_condition'), []);
   });
 
+  it('times reconcile steps by kind and step', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    m.observeStep('Kustomization', 'check health', 2);
+    m.observeStep('Kustomization', 'check health', 1);
+    m.observeStep('Kustomization', 'apply', 0.5);
+    const lines = await samples(m, 'mooring_reconcile_step_duration_seconds_sum');
+    assert.deepEqual(lines.sort(), [
+      'mooring_reconcile_step_duration_seconds_sum{kind="Kustomization",step="apply"} 0.5',
+      'mooring_reconcile_step_duration_seconds_sum{kind="Kustomization",step="check health"} 3',
+    ]);
+  });
+
   it('times API requests by verb and code', async () => {
     const m = new Metrics({ defaultMetrics: false });
     m.observeApiRequest('GET', 200, 0.01);

@@ -30,6 +30,13 @@ const RECONCILE_TOTAL = {
   help: 'Reconciles finished, by kind and result (success, error, stalled, requeue, dependency).',
 } as const satisfies MetricDescription;
 
+const STEP_DURATION = {
+  name: 'mooring_reconcile_step_duration_seconds',
+  type: 'histogram',
+  labels: ['kind', 'step'],
+  help: "Time one step of a reconcile took (the kind's step list in docs/architecture.md), by kind and step: where a reconcile's time goes.",
+} as const satisfies MetricDescription;
+
 const QUEUE_DEPTH = {
   name: 'mooring_workqueue_depth',
   type: 'gauge',
@@ -105,6 +112,7 @@ const RENDER_CACHE = {
 const MOORING_METRICS: readonly MetricDescription[] = [
   RECONCILE_DURATION,
   RECONCILE_TOTAL,
+  STEP_DURATION,
   QUEUE_DEPTH,
   CONDITION,
   API_REQUEST_DURATION,
@@ -151,6 +159,7 @@ export class Metrics {
   readonly registry: Registry;
   readonly #reconcileDuration: Histogram<'kind' | 'result'>;
   readonly #reconcileTotal: Counter<'kind' | 'result'>;
+  readonly #stepDuration: Histogram<'kind' | 'step'>;
   readonly #queueDepth: Gauge<'kind'>;
   readonly #condition: Gauge<'kind' | 'namespace' | 'name' | 'type' | 'status'>;
   readonly #apiDuration: Histogram<'verb' | 'code'>;
@@ -234,6 +243,13 @@ export class Metrics {
       labelNames: RESOURCE_INFO.labels,
       registers,
     });
+    this.#stepDuration = new Histogram({
+      name: STEP_DURATION.name,
+      help: STEP_DURATION.help,
+      labelNames: STEP_DURATION.labels,
+      buckets: RECONCILE_BUCKETS,
+      registers,
+    });
     this.#pushToApplied = new Histogram({
       name: PUSH_TO_APPLIED.name,
       help: PUSH_TO_APPLIED.help,
@@ -270,6 +286,11 @@ export class Metrics {
     const all = RESULTS.includes(result) ? RESULTS : [...RESULTS, result];
     for (const r of all) this.#lastResult.set({ ...labels, result: r }, r === result ? 1 : 0);
     this.#track(labels, 'duration', 'result');
+  }
+
+  /** Records how long one step of a reconcile took. */
+  observeStep(kind: string, step: string, seconds: number): void {
+    this.#stepDuration.observe({ kind, step }, seconds);
   }
 
   /** Exports whether an object is suspended and its one `gotk_resource_info` series, replacing the last one. */

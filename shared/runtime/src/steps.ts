@@ -20,19 +20,38 @@ export function step<S>(name: string, run: Step<S>['run']): Step<S> {
   return { name, run };
 }
 
-/** Runs `steps` in order over `state`; returns the lowest requeue asked for, if any. */
+/**
+ * Runs `steps` in order over `state`; returns the lowest requeue asked for, if any. `onStep` hears
+ * each step's name as it starts, `onStepEnd` how long it took (also when it threw).
+ */
 export async function runSteps<S>(
   steps: readonly Step<S>[],
   state: S,
   onStep?: (name: string) => void,
+  onStepEnd?: (name: string, seconds: number) => void,
 ): Promise<StepOutcome> {
   let requeueAfterMs: number | undefined;
   for (const s of steps) {
     onStep?.(s.name);
-    const outcome = await s.run(state);
+    const started = performance.now();
+    let outcome: StepOutcome | undefined;
+    try {
+      outcome = await s.run(state);
+    } finally {
+      onStepEnd?.(s.name, (performance.now() - started) / 1000);
+    }
     const asked = outcome?.requeueAfterMs;
     if (asked !== undefined && (requeueAfterMs === undefined || asked < requeueAfterMs))
       requeueAfterMs = asked;
   }
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+}
+
+/** The `onStepEnd` of `runSteps` that records each step's time as `kind`'s, when metrics are on. */
+export function stepTimer(
+  metrics: { observeStep?(kind: string, step: string, seconds: number): void } | undefined,
+  kind: string,
+): ((name: string, seconds: number) => void) | undefined {
+  const observe = metrics?.observeStep?.bind(metrics);
+  return observe && ((name, seconds) => observe(kind, name, seconds));
 }

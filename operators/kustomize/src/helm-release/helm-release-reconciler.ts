@@ -15,6 +15,7 @@ import {
   type Reconciler,
   RetryableError,
   runSteps,
+  stepTimer,
 } from '@mooring/runtime';
 import { type DependencyNode, dependentsOf } from '../dependencies.ts';
 import { impersonationFor } from '../impersonation.ts';
@@ -76,7 +77,12 @@ export function helmReleaseReconciler(deps: HelmReleaseDeps): Reconciler<HelmRel
     };
     let outcome: Awaited<ReturnType<typeof runSteps>>;
     try {
-      outcome = await runSteps(HELM_RELEASE_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+      outcome = await runSteps(
+        HELM_RELEASE_STEPS,
+        run,
+        (name) => ctx.log.debug({ step: name }, 'step'),
+        stepTimer(ctx.metrics, 'HelmRelease'),
+      );
     } catch (err) {
       // A failed or remediated release is in Helm's records already: status.history shows it too,
       // as Flux's does, instead of lagging until the next success. Best effort: the error stands.

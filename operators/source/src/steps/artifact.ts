@@ -1,6 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { ConditionType, Reason } from '@mooring/api';
-import { type ReconcileResult, removeCondition, runSteps, type Step, step } from '@mooring/runtime';
+import {
+  type ReconcileResult,
+  removeCondition,
+  runSteps,
+  type Step,
+  step,
+  stepTimer,
+} from '@mooring/runtime';
 import { markArtifactCurrent, markNewRevision } from '../source-conditions.ts';
 import { need, type SourceRun } from '../source-run.ts';
 
@@ -79,7 +86,12 @@ export async function reconcileSource<R extends SourceRun>(
   run: R,
 ): Promise<ReconcileResult> {
   try {
-    await runSteps(steps, run, (name) => run.ctx.log.debug({ step: name }, 'step'));
+    await runSteps(
+      steps,
+      run,
+      (name) => run.ctx.log.debug({ step: name }, 'step'),
+      stepTimer(run.ctx.metrics, run.storageRef.kind),
+    );
   } finally {
     if (run.scratch) await rm(run.scratch, { recursive: true, force: true });
   }
