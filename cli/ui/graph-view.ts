@@ -81,7 +81,7 @@ function draw(svg: SVGSVGElement, graph: Graph): View {
   return { x: 0, y: 0, w: Math.max(label.width ?? 400, 200), h: Math.max(label.height ?? 300, 150) };
 }
 
-/** The delivery graph: sources → Kustomizations/HelmReleases → applied objects, dependsOn edges; zoom and pan. */
+/** The delivery graph: sources and sets → Kustomizations/HelmReleases → applied objects, dependsOn edges; zoom and pan. */
 export function renderGraph(main: HTMLElement, params: URLSearchParams): () => void {
   const namespace = params.get('namespace') ?? '';
   const svg = s('svg', {
@@ -127,7 +127,7 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
     h(
       'p',
       { class: 'legend' },
-      'solid grey: applied · orange: source → consumer · dashed blue: dependsOn (dependency → dependent) · drag to pan, wheel or +/− to zoom',
+      'solid grey: applied · orange: source → consumer · dashed blue: dependsOn (dependency → dependent) · dotted green: KustomizationSet → member · drag to pan, wheel or +/− to zoom',
     ),
     note,
     svg,

@@ -1,5 +1,6 @@
 import { getJson, type ObjectDetail, type ObjectDiff, postAction } from './api.ts';
 import { badge, type Child, h, objectHref } from './dom.ts';
+import { fleetSection, memberKeys } from './fleet-view.ts';
 import { onChanges, RESYNC } from './live.ts';
 
 function table(label: string, columns: string[], rows: Child[][]): HTMLElement {
@@ -54,7 +55,10 @@ function historyRows(history: unknown[]): Child[][] {
   });
 }
 
-/** An object page: why it is not applied, actions, conditions, source, inventory with kstatus, history, events. */
+/**
+ * An object page: why it is not applied, actions, a set's fleet, conditions, source, inventory with
+ * kstatus, history, events.
+ */
 export function renderObject(main: HTMLElement, kind: string, namespace: string, name: string): () => void {
   const notice = h('div', { role: 'status', 'aria-live': 'polite' });
   const body = h('div');
@@ -76,10 +80,13 @@ export function renderObject(main: HTMLElement, kind: string, namespace: string,
     }
   };
 
+  // A set's page also re-reads when one of its members changes.
+  let members = new Set<string>();
   const load = async (): Promise<void> => {
     const d = await getJson<ObjectDetail>(
       `/api/object/${encodeURIComponent(kind)}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`,
     );
+    members = memberKeys(d.fleet, namespace);
     const state = stateOfDetail(d);
     const hasSource = Boolean((d.object.spec as { sourceRef?: unknown } | undefined)?.sourceRef);
     const actions = h(
@@ -147,6 +154,7 @@ export function renderObject(main: HTMLElement, kind: string, namespace: string,
         h('p', {}, badge(state), ' ', d.revision ? `revision ${d.revision}` : 'no revision yet'),
         why,
         actions,
+        d.fleet && fleetSection(d.fleet, namespace),
         source,
         d.dependsOn.length > 0 &&
           h(
@@ -197,7 +205,8 @@ export function renderObject(main: HTMLElement, kind: string, namespace: string,
   load().catch(fail);
   const key = `${kind}/${namespace}/${name}`;
   return onChanges((changes) => {
-    if (changes === RESYNC || changes.some((c) => c.key === key)) void load().catch(fail);
+    if (changes === RESYNC || changes.some((c) => c.key === key || members.has(c.key)))
+      void load().catch(fail);
   });
 }
 

@@ -37,7 +37,14 @@ function rowElement(row: ObjectRow): HTMLElement {
     h('td', {}, row.kind),
     h('td', {}, row.namespace),
     h('td', {}, h('a', { href: objectHref(row.kind, row.namespace, row.name) }, row.name)),
-    h('td', { class: 'muted' }, row.revision),
+    h(
+      'td',
+      { class: 'muted' },
+      row.revision,
+      row.members
+        ? [row.revision ? ' · ' : '', `${row.members.ready}/${row.members.total} members Ready`]
+        : '',
+    ),
     h('td', { class: 'msg' }, row.reason ? `${row.reason}: ` : '', row.message),
   );
 }

@@ -1,8 +1,9 @@
 import { computeStatus, type LiveObject } from '@mooring/kstatus';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
 import { parseInventoryId } from '../commands/tree.ts';
-import { revisionOf } from '../object-status.ts';
+import { readyCondition, revisionOf } from '../object-status.ts';
 import { commitLink } from './commit-link.ts';
+import { type FleetView, fleetView, fleetWhy } from './fleet-view.ts';
 import type { ObjectIndex } from './object-index.ts';
 import { type AppliedHealth, type Explanation, whyNotApplied } from './why-not-applied.ts';
 
@@ -42,6 +43,8 @@ export interface ObjectDetail {
   };
   dependsOn: { kind: string; namespace: string; name: string }[];
   why?: Explanation;
+  /** A KustomizationSet's rollout and members. */
+  fleet?: FleetView;
   /** The object without managedFields, as YAML would show it. */
   object: KubeObject;
 }
@@ -136,6 +139,11 @@ export async function objectDetail(
   }
   const object = structuredClone(obj);
   delete object.metadata.managedFields;
+  const lookup = (k: string, ns: string, n: string) => index.get(k, ns, n);
+  const fleet = kind === 'KustomizationSet' ? fleetView(obj, lookup) : undefined;
+  // A set's own chain (whyBlocked) only knows suspension and its Ready message; its rollout says more.
+  const fleetReason =
+    fleet && !spec.suspend && readyCondition(obj)?.status !== 'True' ? fleetWhy(obj, fleet) : undefined;
   return {
     kind,
     namespace,
@@ -152,7 +160,8 @@ export async function objectDetail(
       namespace: d.namespace ?? namespace,
       name: d.name,
     })),
-    why: whyNotApplied(obj, (k, ns, n) => index.get(k, ns, n), inventory),
+    why: fleetReason ?? whyNotApplied(obj, lookup, inventory),
+    fleet,
     object,
   };
 }

@@ -1,10 +1,11 @@
 import { SOURCE_GROUP } from '@mooring/api';
+import type { KubeObject } from '@mooring/runtime';
 import { parseInventoryId } from '../commands/tree.ts';
 import type { ObjectIndex } from './object-index.ts';
 import { rowKey } from './object-index.ts';
 import { stateOf } from './object-row.ts';
 
-/** A node of the delivery graph: a source, a Kustomization or HelmRelease, or an object one applied. */
+/** A node of the delivery graph: a source, a KustomizationSet, a Kustomization or HelmRelease, or an object one applied. */
 export interface GraphNode {
   id: string;
   kind: string;
@@ -18,7 +19,8 @@ export interface GraphNode {
 export interface GraphEdge {
   from: string;
   to: string;
-  type: 'source' | 'dependsOn' | 'applied';
+  /** `member`: from a KustomizationSet to a Kustomization or HelmRelease it generated. */
+  type: 'source' | 'dependsOn' | 'applied' | 'member';
 }
 
 export interface Graph {
@@ -37,8 +39,26 @@ interface Ref {
 const APPLIERS = new Set(['Kustomization', 'HelmRelease']);
 const MAX_APPLIED = 2000;
 
+type AddNode = (kind: string, ns: string, name: string, state: string, mooring: boolean) => string;
+
+// A set's members as its status lists them (the objects it generated), whether or not the watch has them yet.
+function memberEdges(index: ObjectIndex, set: KubeObject, id: string, node: AddNode): GraphEdge[] {
+  const ns = set.metadata.namespace ?? '';
+  const members = (set.status as { members?: { kustomization: string; kind?: string }[] } | undefined)
+    ?.members;
+  return (members ?? []).map((m) => {
+    const kind = m.kind ?? 'Kustomization';
+    const found = index.get(kind, ns, m.kustomization);
+    return {
+      from: id,
+      to: node(kind, ns, m.kustomization, found ? stateOf(found) : 'missing', true),
+      type: 'member',
+    };
+  });
+}
+
 /**
- * Sources → Kustomizations/HelmReleases → what each applied (status.inventory), with dependsOn
+ * KustomizationSets → their members; sources → Kustomizations/HelmReleases → what each applied (status.inventory), with dependsOn
  * edges (from the dependency to the dependent, the direction things happen), for `namespace` or all.
  */
 export function objectGraph(index: ObjectIndex, namespace?: string): Graph {
@@ -46,7 +66,7 @@ export function objectGraph(index: ObjectIndex, namespace?: string): Graph {
   const edges: GraphEdge[] = [];
   let applied = 0;
   let truncated = false;
-  const node = (kind: string, ns: string, name: string, state: string, mooring: boolean): string => {
+  const node: AddNode = (kind, ns, name, state, mooring) => {
     const id = rowKey(kind, ns, name);
     if (!nodes.has(id) || (mooring && !nodes.get(id)!.mooring))
       nodes.set(id, { id, kind, namespace: ns, name, state, mooring });
@@ -56,8 +76,13 @@ export function objectGraph(index: ObjectIndex, namespace?: string): Graph {
     const ns = object.metadata.namespace ?? '';
     if (namespace && ns !== namespace) continue;
     const isSource = def.group === SOURCE_GROUP;
-    if (!isSource && !APPLIERS.has(def.kind)) continue;
+    const isSet = def.kind === 'KustomizationSet';
+    if (!isSource && !isSet && !APPLIERS.has(def.kind)) continue;
     const id = node(def.kind, ns, object.metadata.name ?? '', stateOf(object), true);
+    if (isSet) {
+      edges.push(...memberEdges(index, object, id, node));
+      continue;
+    }
     if (!APPLIERS.has(def.kind)) continue;
     const spec = (object.spec ?? {}) as {
       sourceRef?: Ref;

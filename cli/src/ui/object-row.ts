@@ -12,6 +12,8 @@ export interface ObjectRow {
   message: string;
   revision: string;
   suspended: boolean;
+  /** A KustomizationSet's members: how many there are and how many are Ready. */
+  members?: { total: number; ready: number };
 }
 
 /** Failing first, then still working, then suspended, then fine: the order the overview sorts by. */
@@ -30,6 +32,7 @@ export function stateOf(obj: KubeObject): ObjectState {
 /** The overview row of `obj`, a `def` object. */
 export function rowOf(def: KindDefinition, obj: KubeObject): ObjectRow {
   const ready = readyCondition(obj);
+  const fleet = def.kind === 'KustomizationSet' ? fleetOf(obj) : undefined;
   return {
     kind: def.kind,
     namespace: obj.metadata.namespace ?? '',
@@ -37,7 +40,22 @@ export function rowOf(def: KindDefinition, obj: KubeObject): ObjectRow {
     state: stateOf(obj),
     reason: ready?.reason ?? '',
     message: (ready?.message ?? '').replace(/\s+/g, ' '),
-    revision: revisionOf(obj),
+    revision: fleet?.revision ?? revisionOf(obj),
     suspended: Boolean((obj.spec as { suspend?: boolean } | undefined)?.suspend),
+    ...(fleet && { members: fleet.members }),
+  };
+}
+
+// A set has no applied revision of its own: the template revision it rolls out, and its counts.
+function fleetOf(obj: KubeObject): { revision: string; members: { total: number; ready: number } } {
+  const status = obj.status as
+    | { revision?: string; counts?: { total?: number; ready?: number }; members?: unknown[] }
+    | undefined;
+  return {
+    revision: status?.revision ?? '',
+    members: {
+      total: Number(status?.counts?.total ?? status?.members?.length ?? 0),
+      ready: Number(status?.counts?.ready ?? 0),
+    },
   };
 }
