@@ -1,9 +1,11 @@
+import { rm } from 'node:fs/promises';
 import {
   KUSTOMIZATION_SET_NAME_LABEL,
   KUSTOMIZE_API_VERSION,
   type KustomizationSet,
   type KustomizationSetStatus,
 } from '@mooring/api';
+import { createGitClient, type GitClient } from '@mooring/git';
 import {
   type KubeClient,
   type KubeObject,
@@ -35,6 +37,8 @@ export interface KustomizationSetDeps {
   /** Shared with the Kustomization reconciler: a revision is fetched and verified once. */
   artifacts?: ArtifactCache;
   noCrossNamespaceRefs?: boolean;
+  /** Commits to the fleet repository of a set in delivery mode git; the git command line by default. */
+  git?: GitClient;
 }
 
 const FINALIZER = 'finalizers.mooring.dev';
@@ -46,6 +50,7 @@ const FINALIZER = 'finalizers.mooring.dev';
  */
 export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconciler<KustomizationSet> {
   const probe = new ClusterProbe();
+  const git = deps.git ?? createGitClient('cli');
   const artifacts = deps.artifacts ?? new ArtifactCache();
   const readArtifact: SetDeps['readArtifact'] = async (set, sourceRef) => {
     const { artifact } = await resolveSource(
@@ -62,7 +67,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     const run: SetRun = {
       obj,
       ctx,
-      deps: { client: deps.client, probe, readArtifact, impersonate: impersonate(obj) },
+      deps: { client: deps.client, probe, readArtifact, impersonate: impersonate(obj), git },
       status: ctx.status as KustomizationSetStatus,
       namespace: obj.metadata.namespace ?? 'default',
       secrets: [],
@@ -71,10 +76,21 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
       live: [],
       unreachable: new Map(),
     };
-    const outcome = await runSteps(KUSTOMIZATION_SET_STEPS, run, (name) =>
-      ctx.log.debug({ step: name }, 'step'),
-    );
+    let outcome: Awaited<ReturnType<typeof runSteps>>;
+    try {
+      outcome = await runSteps(KUSTOMIZATION_SET_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
+    } finally {
+      if (run.fleet) await rm(run.fleet.dir, { recursive: true, force: true });
+    }
     const n = run.rendered.length;
+    if (run.fleet) {
+      const ready = run.status.counts?.ready ?? 0;
+      return {
+        message: `${n} ${run.kind?.kind ?? 'Kustomization'}s committed to ${run.fleet.branch} at revision ${run.status.revision ?? '-'}; ${ready} of ${n} Ready on their clusters`,
+        revision: run.status.revision,
+        ...outcome,
+      };
+    }
     return {
       message: `${n} of ${n} ${run.kind?.kind ?? 'Kustomization'}s at revision ${run.status.revision ?? '-'} and Ready`,
       revision: run.status.revision,

@@ -18,6 +18,10 @@ export const CLUSTER_SECRET_LABEL = 'mooring.dev/cluster';
 export const KUSTOMIZATION_SET_NAME_LABEL = 'kustomize.mooring.dev/set-name';
 /** sha256 (first 16 hex) of the rendered spec: which revision of the template the object holds. */
 export const KUSTOMIZATION_SET_REVISION_ANNOTATION = 'kustomize.mooring.dev/set-revision';
+/** On each member a set commits to Git (delivery mode git): `<namespace>/<name>` of the set that wrote it. */
+export const KUSTOMIZATION_SET_ANNOTATION = 'kustomize.mooring.dev/set';
+/** Default folder, per element, a set in delivery mode git writes its member to. */
+export const DEFAULT_FLEET_PATH = 'clusters/{{ .cluster.name }}';
 /** Finalizer a set puts on the cluster Secrets it uses, so a removed cluster can still be pruned. */
 export const KUSTOMIZATION_SET_FINALIZER = 'kustomize.mooring.dev/kustomizationset';
 
@@ -170,6 +174,43 @@ export const RolloutStep = Type.Object({
 });
 export type RolloutStep = Static<typeof RolloutStep>;
 
+export const SET_DELIVERY_MODES = ['push', 'git'] as const;
+
+export const SetDelivery = Type.Object({
+  mode: StringEnum(SET_DELIVERY_MODES, {
+    description:
+      "'push' (default): members are made on this cluster and apply remotely through their spec.kubeConfig. 'git': each element's member is committed to a fleet repository as <path>/<set name>.yaml, for the agent on that cluster (Mooring from `bootstrap git`) to apply.",
+  }),
+  gitRepositoryRef: Type.Optional(
+    Type.Object(
+      { name: Type.String({ minLength: 1, description: 'Name of the GitRepository, in this namespace.' }) },
+      {
+        description:
+          'The fleet repository (mode git): its URL, branch and credentials (spec.secretRef, which must allow pushing) are used.',
+      },
+    ),
+  ),
+  branch: Type.Optional(
+    Type.String({ description: "Branch committed to; the GitRepository's spec.ref.branch by default." }),
+  ),
+  path: Type.Optional(
+    Type.String({
+      description:
+        'Folder of each element in the repository (templated, relative); clusters/{{ .cluster.name }} by default.',
+    }),
+  ),
+  author: Type.Optional(
+    Type.Object(
+      {
+        name: Type.Optional(Type.String({ description: 'Mooring by default.' })),
+        email: Type.Optional(Type.String({ description: 'mooring@localhost by default.' })),
+      },
+      { description: 'Author of the commits.' },
+    ),
+  ),
+});
+export type SetDelivery = Static<typeof SetDelivery>;
+
 export const KustomizationSetSpec = Type.Object({
   generators: Type.Array(Generator, {
     minItems: 1,
@@ -193,6 +234,12 @@ export const KustomizationSetSpec = Type.Object({
         }),
       ),
     }),
+  ),
+  delivery: Type.Optional(
+    withDescription(
+      SetDelivery,
+      'How members reach their clusters: pushed through spec.kubeConfig (default), or committed to a fleet repository each cluster pulls.',
+    ),
   ),
   deletionPolicy: Type.Optional(
     StringEnum(SET_DELETION_POLICIES, {
@@ -222,9 +269,14 @@ export const FleetMember = Type.Object({
   ),
   releaseVersion: Type.Optional(Int64({ description: 'Helm release version (HelmRelease members).' })),
   ready: StringEnum(['True', 'False', 'Unknown'], { description: 'Its Ready status.' }),
-  state: StringEnum(['Current', 'Updating', 'Outdated', 'Failed', 'Unreachable', 'Orphaned'], {
-    description: 'Where it stands in the rollout.',
+  state: StringEnum(['Current', 'Updating', 'Outdated', 'Failed', 'Unreachable', 'Orphaned', 'Committed'], {
+    description:
+      "Where it stands in the rollout; 'Committed' (delivery mode git): its file is committed but its cluster cannot be read for Ready.",
   }),
+  path: Type.Optional(Type.String({ description: 'Its file in the fleet repository (delivery mode git).' })),
+  commit: Type.Optional(
+    Type.String({ description: 'The commit that wrote its file as it is (delivery mode git).' }),
+  ),
   message: Type.Optional(Type.String({ description: 'Last error or Ready message.' })),
   readySince: Type.Optional(DateTime({ description: 'When it was first seen Ready at this revision.' })),
   lastTransitionTime: Type.Optional(DateTime()),

@@ -1,4 +1,4 @@
-import type { KubeClient } from '@mooring/runtime';
+import type { KubeClient, KubeObject, ObjectKey } from '@mooring/runtime';
 import { RemoteClusters } from '../remote-cluster.ts';
 
 const PROBE_TIMEOUT_MS = 5_000;
@@ -46,6 +46,35 @@ export class ClusterProbe {
       const message = `cluster ${secretName} unreachable (${(err as Error).message}); skipped, next probe in ${Math.round(backoff / 1000)}s`;
       this.#breakers.set(key, { failures, openUntil: this.#now() + backoff, message });
       return message;
+    }
+  }
+
+  /**
+   * One GET of `key` on the cluster (no watch, no cache: a fleet of agents must not multiply the
+   * operator's memory), for a set that reads its agents' members; undefined when it does not exist.
+   * A failure opens the cluster's breaker as a failed probe does.
+   */
+  async read<T extends KubeObject>(
+    local: KubeClient,
+    namespace: string,
+    secretName: string,
+    key: ObjectKey,
+  ): Promise<{ obj: T | undefined } | { unreachable: string }> {
+    const down = await this.unreachable(local, namespace, secretName);
+    if (down) return { unreachable: down };
+    try {
+      const client = await this.#clients.clientFor(local, {
+        metadata: { name: `cluster:${secretName}`, namespace },
+        spec: { kubeConfig: { secretRef: { name: secretName } } },
+      });
+      return { obj: await client?.getOrUndefined<T>(key) };
+    } catch (err) {
+      this.#breakers.set(`${namespace}/${secretName}`, {
+        failures: 1,
+        openUntil: this.#now() + FIRST_BACKOFF_MS,
+        message: `cluster ${secretName} unreachable (${(err as Error).message})`,
+      });
+      return { unreachable: `cluster ${secretName}: ${(err as Error).message}` };
     }
   }
 

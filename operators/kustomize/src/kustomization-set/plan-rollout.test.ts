@@ -119,4 +119,22 @@ describe('planRollout', () => {
     assert.deepEqual(plan.write, ['agent-n']);
     assert.equal(plan.rollout.phase, 'Paused');
   });
+
+  test('delivery mode git: a committed member nothing can read holds no wave back and is reported Committed', () => {
+    const unread = (m: PlanMember): PlanMember => ({ ...m, unobserved: 'no kubeconfig' });
+    const plan = planRollout(
+      [unread(member('s', 'staging', 'pending')), member('p', 'prod', 'old')],
+      staging,
+      false,
+      now,
+    );
+    assert.deepEqual(plan.write, ['agent-p']);
+    const s = plan.members.find((m) => m.name === 's')!;
+    assert.equal(s.state, 'Committed');
+    assert.equal(s.ready, 'Unknown');
+    assert.equal(s.message, 'no kubeconfig');
+    // Outdated, it is written like any other member of its step.
+    const outdated = planRollout([unread(member('s', 'staging', 'old'))], staging, false, now);
+    assert.deepEqual(outdated.write, ['agent-s']);
+  });
 });

@@ -25,6 +25,12 @@ export interface PlanMember {
   live: LiveState | undefined;
   /** Its cluster did not answer: it is skipped and never holds the others back. */
   unreachable?: string;
+  /**
+   * Delivery mode git: why its agent's object cannot be read (no kubeconfig, or its cluster does
+   * not answer). Once its file holds the desired revision it counts as committed, and holds no
+   * wave back: nothing could ever say it is Ready.
+   */
+  unobserved?: string;
   /** What the last status said of it, for the soak clock. */
   previous?: FleetMember;
 }
@@ -38,11 +44,12 @@ export interface RolloutPlan {
   requeueAfterMs?: number;
 }
 
-type Health = 'healthy' | 'failed' | 'updating' | 'outdated' | 'new';
+type Health = 'healthy' | 'failed' | 'updating' | 'outdated' | 'new' | 'committed';
 
 function healthOf(m: PlanMember): Health {
   if (!m.live) return 'new';
   if (m.live.revision !== m.desiredRevision) return 'outdated';
+  if (m.unobserved) return 'committed';
   if (m.live.ready?.status === 'True') return 'healthy';
   if (m.live.ready?.status === 'False') return 'failed';
   return 'updating';
@@ -136,7 +143,8 @@ export function planRollout(
       break;
     }
     const soakMs = wave.step.soakTime ? parseDuration(wave.step.soakTime) : 0;
-    const lastReady = Math.max(0, ...reachable.map((m) => Date.parse(readySince(m))));
+    const observed = reachable.filter((m) => health.get(m.kustomization) !== 'committed');
+    const lastReady = Math.max(0, ...observed.map((m) => Date.parse(readySince(m))));
     const left = lastReady + soakMs - now.getTime();
     if (i < waves.length - 1 && left > 0) {
       rollout = {
@@ -155,11 +163,13 @@ export function planRollout(
       ? 'Unreachable'
       : h === 'healthy'
         ? 'Current'
-        : h === 'failed'
-          ? 'Failed'
-          : h === 'outdated'
-            ? 'Outdated'
-            : 'Updating';
+        : h === 'committed'
+          ? 'Committed'
+          : h === 'failed'
+            ? 'Failed'
+            : h === 'outdated'
+              ? 'Outdated'
+              : 'Updating';
     const ready = m.live?.ready?.status ?? 'Unknown';
     const out: FleetMember = {
       name: m.name,
@@ -171,7 +181,7 @@ export function planRollout(
       ...(m.live?.appliedRevision ? { appliedRevision: m.live.appliedRevision } : {}),
       ...(m.live?.releaseVersion !== undefined ? { releaseVersion: m.live.releaseVersion } : {}),
     };
-    const message = m.unreachable ?? m.live?.ready?.message;
+    const message = m.unreachable ?? m.unobserved ?? m.live?.ready?.message;
     if (message) out.message = message;
     if (h === 'healthy' && !m.unreachable) out.readySince = readySince(m);
     out.lastTransitionTime =

@@ -9,10 +9,12 @@ import {
   type KustomizationSetStatus,
   type Reason,
 } from '@mooring/api';
+import type { GitClient } from '@mooring/git';
 import {
   type Impersonation,
   type KubeClient,
   type KubeObject,
+  parseDuration,
   type ReconcileContext,
   RetryableError,
   StalledError,
@@ -23,8 +25,18 @@ import {
 import type { ReadArtifact } from './artifact-generators.ts';
 import type { ClusterProbe } from './cluster-probe.ts';
 import { type ClusterSecret, type Element, GeneratorError, generateAll } from './generators.ts';
+import {
+  commitFleet,
+  committedState,
+  type FleetCheckout,
+  type FleetSet,
+  memberYaml,
+  openFleet,
+  removeMemberFiles,
+  writeMemberFile,
+} from './git-delivery.ts';
 import { ALL_MEMBER_KINDS, type MemberKind, type MemberObject, memberKindOf } from './member-kinds.ts';
-import { type PlanMember, planRollout, type RolloutPlan } from './plan-rollout.ts';
+import { type LiveState, type PlanMember, planRollout, type RolloutPlan } from './plan-rollout.ts';
 import { type RenderedMember, renderMembers } from './render-members.ts';
 import { TemplateError } from './template.ts';
 
@@ -37,6 +49,7 @@ export const SetReason = {
   RolloutFailed: 'RolloutFailed' as Reason,
   RolloutPaused: 'RolloutPaused' as Reason,
   TemplateKindChanged: 'TemplateKindChanged' as Reason,
+  DeliveryModeChanged: 'DeliveryModeChanged' as Reason,
   Progressing: 'Progressing' as Reason,
 };
 
@@ -48,6 +61,8 @@ export interface SetDeps {
   /** The extracted artifact of a directories/files generator's source. */
   readArtifact: (set: KustomizationSet, sourceRef: Parameters<ReadArtifact>[0]) => Promise<{ dir: string }>;
   impersonate: Impersonation | undefined;
+  /** Commits and pushes a fleet repository (delivery mode git). */
+  git: GitClient;
 }
 
 /** What one reconcile of a KustomizationSet reads and builds, step by step. */
@@ -57,7 +72,7 @@ export interface SetRun {
   deps: SetDeps;
   status: KustomizationSetStatus;
   namespace: string;
-  secrets: (ClusterSecret & { finalizers: string[]; resourceVersion?: string })[];
+  secrets: (ClusterSecret & { finalizers: string[]; resourceVersion?: string; hasKubeconfig: boolean })[];
   elements: Element[];
   /** The kind the template makes, known once the template renders. */
   kind?: MemberKind;
@@ -65,6 +80,17 @@ export interface SetRun {
   live: MemberObject[];
   unreachable: Map<string, string>;
   plan?: RolloutPlan;
+  /** Delivery mode git: the pass's clone of the fleet repository (removed when the pass ends). */
+  fleet?: FleetCheckout;
+  /** Delivery mode git: each member as committed and, when readable, as its agent holds it. */
+  committed?: Map<string, { live: LiveState | undefined; unobserved?: string }>;
+}
+
+/** The set's delivery, when it commits to a fleet repository instead of making members here. */
+function gitDelivery(run: SetRun): FleetSet | undefined {
+  const delivery = run.obj.spec.delivery;
+  if (delivery?.mode !== 'git') return undefined;
+  return { namespace: run.namespace, name: setName(run), delivery };
 }
 
 const setName = (run: SetRun) => run.obj.metadata.name;
@@ -107,6 +133,9 @@ export const memberKey = (m: OwnedMember) => ({
   name: m.obj.metadata.name,
 });
 
+/** Whether a cluster Secret's data holds a kubeconfig where spec.kubeConfig looks by default. */
+const hasKubeconfig = (data: Record<string, string> | undefined) => !!(data?.value || data?.['value.yaml']);
+
 /** The cluster Secrets of a namespace, as the clusters generator and the finalizer read them. */
 export async function listClusterSecrets(client: KubeClient, namespace: string): Promise<SetRun['secrets']> {
   const list = await client.list('v1', 'Secret', { namespace, labelSelector: CLUSTER_SECRET_LABEL });
@@ -117,6 +146,7 @@ export async function listClusterSecrets(client: KubeClient, namespace: string):
     deleting: !!s.metadata.deletionTimestamp,
     finalizers: s.metadata.finalizers ?? [],
     resourceVersion: s.metadata.resourceVersion,
+    hasKubeconfig: hasKubeconfig((s as { data?: Record<string, string> }).data),
   }));
 }
 
@@ -165,6 +195,29 @@ async function render(run: SetRun): Promise<undefined> {
 async function readLive(run: SetRun): Promise<undefined> {
   const owned = await ownedMembers(run.deps.client, run.obj);
   const kind = run.kind!;
+  const git = gitDelivery(run);
+  if (git) {
+    // Moving a fleet from push to git would leave two writers per cluster: refused until they are gone.
+    if (owned.length)
+      throw new RetryableError(
+        SetReason.DeliveryModeChanged,
+        `delivery mode git, but this set owns ${owned.length} member(s) on this cluster (${owned
+          .map((m) => m.obj.metadata.name)
+          .join(', ')}); nothing is committed: delete them (or the set) first, or put mode push back`,
+      );
+    try {
+      run.fleet = await openFleet(run.deps, git, run.rendered, run.ctx.signal);
+    } catch (err) {
+      if (err instanceof TemplateError) throw new StalledError(SetReason.TemplateFailed, err.message);
+      throw err;
+    }
+    if (run.rendered.length === 0 && run.fleet.files.size > 0)
+      throw new RetryableError(
+        SetReason.EmptyGenerationRefused,
+        `the generators produced no elements where there were ${run.fleet.files.size}; no file is removed from the fleet repository (an empty result is more often a mistake than an intent: remove the set to remove them all)`,
+      );
+    return;
+  }
   // A template whose kind changed would replace every member at once: refused, as an empty result is.
   const other = owned.filter((m) => m.kind !== kind);
   if (other.length)
@@ -184,7 +237,51 @@ async function readLive(run: SetRun): Promise<undefined> {
     );
 }
 
+/**
+ * Delivery mode git: each member's agent object, read once (GET) through its cluster Secret's
+ * kubeconfig when there is one. Nothing is written there: the agent applies what was committed.
+ */
+async function readAgents(run: SetRun, fleet: FleetCheckout): Promise<void> {
+  const kind = run.kind!;
+  const secrets = new Map(run.secrets.map((s) => [s.name, s]));
+  run.committed = new Map();
+  await Promise.all(
+    run.rendered.map(async (m) => {
+      const file = fleet.files.get(m.kustomization);
+      const secret = m.element.clusterSecret ? secrets.get(m.element.clusterSecret) : undefined;
+      const committedAt = `committed to ${fleet.branch}`;
+      if (!secret?.hasKubeconfig) {
+        run.committed!.set(m.kustomization, {
+          live: committedState(file?.revision, undefined),
+          unobserved: `${committedAt}; no kubeconfig to read its agent's Ready from`,
+        });
+        return;
+      }
+      const read = await run.deps.probe.read<MemberObject & KubeObject>(
+        run.deps.client,
+        run.namespace,
+        secret.name,
+        { apiVersion: kind.apiVersion, kind: kind.kind, namespace: run.namespace, name: m.kustomization },
+      );
+      if ('unreachable' in read) {
+        run.committed!.set(m.kustomization, {
+          live: committedState(file?.revision, undefined),
+          unobserved: `${committedAt}; its agent's Ready cannot be read: ${read.unreachable}`,
+        });
+        return;
+      }
+      run.committed!.set(m.kustomization, {
+        live: committedState(file?.revision, { obj: read.obj, liveState: kind.liveState }),
+      });
+    }),
+  );
+}
+
 async function probeClusters(run: SetRun): Promise<undefined> {
+  if (run.fleet) {
+    await readAgents(run, run.fleet);
+    return;
+  }
   const secrets = [
     ...new Set(run.rendered.map((m) => m.element.clusterSecret).filter((s) => s !== undefined)),
   ];
@@ -203,6 +300,18 @@ async function plan(run: SetRun): Promise<undefined> {
   const members: PlanMember[] = run.rendered.map((m) => {
     const k = live.get(m.kustomization);
     const unreachable = m.element.clusterSecret ? run.unreachable.get(m.element.clusterSecret) : undefined;
+    const committed = run.committed?.get(m.kustomization);
+    if (committed)
+      return {
+        name: m.name,
+        kustomization: m.kustomization,
+        kind: kind.kind,
+        labels: m.element.labels,
+        desiredRevision: m.revision,
+        live: committed.live,
+        ...(committed.unobserved ? { unobserved: committed.unobserved } : {}),
+        ...(previous.get(m.kustomization) ? { previous: previous.get(m.kustomization)! } : {}),
+      };
     return {
       name: m.name,
       kustomization: m.kustomization,
@@ -220,6 +329,8 @@ async function plan(run: SetRun): Promise<undefined> {
 
 /** Finalizes cluster Secrets in use, so a removed cluster's Secret outlives its member's prune or uninstall. */
 async function holdClusterSecrets(run: SetRun): Promise<undefined> {
+  // Git mode prunes nothing remotely (each agent prunes its own cluster): no Secret is held.
+  if (run.fleet) return;
   const used = new Set(run.rendered.map((m) => m.element.clusterSecret));
   for (const s of run.secrets) {
     if (!used.has(s.name) || s.deleting || s.finalizers.includes(KUSTOMIZATION_SET_FINALIZER)) continue;
@@ -264,6 +375,16 @@ function desiredObject(run: SetRun, m: RenderedMember): KubeObject {
 
 async function writeMembers(run: SetRun): Promise<undefined> {
   const byName = new Map(run.rendered.map((m) => [m.kustomization, m]));
+  const git = gitDelivery(run);
+  if (run.fleet && git) {
+    for (const name of run.plan!.write)
+      await writeMemberFile(
+        run.fleet,
+        name,
+        memberYaml(git, byName.get(name)!, run.kind!.apiVersion, run.kind!.kind),
+      );
+    return;
+  }
   for (const name of run.plan!.write) {
     await run.deps.client.apply(desiredObject(run, byName.get(name)!), {
       fieldManager: SET_FIELD_MANAGER,
@@ -277,6 +398,12 @@ async function writeMembers(run: SetRun): Promise<undefined> {
 async function removeStale(run: SetRun): Promise<undefined> {
   const wanted = new Set(run.rendered.map((m) => m.kustomization));
   const kind = run.kind!;
+  if (run.fleet) {
+    // deletionPolicy applies on the agent: its file gone, the agent prunes the member it applied.
+    for (const name of await removeMemberFiles(run.fleet, wanted))
+      run.ctx.event('info', 'Deleted', `${kind.kind} ${name} left its element; its file is removed`);
+    return;
+  }
   for (const k of run.live) {
     if (wanted.has(k.metadata.name ?? '') || k.metadata.deletionTimestamp) continue;
     const key = { ...memberKey({ kind, obj: k }), namespace: run.namespace };
@@ -328,6 +455,40 @@ export async function releaseClusterSecrets(
   }
 }
 
+/** Delivery mode git: the pass's one commit, pushed, when it changed a file. */
+async function commitFleetChanges(run: SetRun): Promise<undefined> {
+  const git = gitDelivery(run);
+  if (!run.fleet || !git) return;
+  const commit = await commitFleet(run.deps.git, git, run.fleet);
+  if (commit)
+    run.ctx.event(
+      'info',
+      'Committed',
+      `pushed ${commit.slice(0, 12)} to ${run.fleet.branch}: ${[...run.fleet.written, ...run.fleet.removed].join(', ')}`,
+    );
+}
+
+/** Each member's file and the commit that wrote it as it is now (delivery mode git). */
+function recordCommits(run: SetRun, fleet: FleetCheckout): void {
+  const previous = new Map((run.status.members ?? []).map((m) => [m.kustomization, m]));
+  for (const m of run.plan!.members) {
+    const path = fleet.paths.get(m.kustomization);
+    if (!path) continue;
+    const before = previous.get(m.kustomization);
+    const commit =
+      fleet.commit && fleet.written.includes(path)
+        ? fleet.commit
+        : before?.path === path && before.commit
+          ? before.commit
+          : fleet.files.get(m.kustomization)?.path === path
+            ? fleet.head
+            : undefined;
+    m.path = path;
+    if (commit) m.commit = commit;
+    if (m.state === 'Committed' && commit) m.message = `${m.message} at ${commit.slice(0, 12)}`;
+  }
+}
+
 async function release(run: SetRun): Promise<undefined> {
   await releaseClusterSecrets(
     run.deps.client,
@@ -342,6 +503,7 @@ async function release(run: SetRun): Promise<undefined> {
 /** The fleet status, then how the reconcile ends: Ready only when the rollout is complete. */
 function record(run: SetRun): { requeueAfterMs?: number } {
   const p = run.plan!;
+  if (run.fleet) recordCommits(run, run.fleet);
   run.status.members = p.members;
   run.status.rollout = p.rollout;
   run.status.revision = run.rendered.length ? templateRevision(run) : undefined;
@@ -359,12 +521,10 @@ function record(run: SetRun): { requeueAfterMs?: number } {
     throw new RetryableError(SetReason.RolloutFailed, `rollout stopped: ${p.rollout.message}${skipped}`);
   if (p.rollout.phase === 'Paused')
     throw new WaitingError(SetReason.RolloutPaused, `${p.rollout.message}${skipped}`, 60_000);
+  // Git mode watches no agent: it looks again at the set's interval (30 s at most).
+  const poll = run.fleet ? Math.min(30_000, parseDuration(run.obj.spec.interval)) : 30_000;
   if (p.rollout.phase === 'Progressing')
-    throw new WaitingError(
-      SetReason.Progressing,
-      `${p.rollout.message}${skipped}`,
-      p.requeueAfterMs ?? 30_000,
-    );
+    throw new WaitingError(SetReason.Progressing, `${p.rollout.message}${skipped}`, p.requeueAfterMs ?? poll);
   if (unreachable.length) throw new WaitingError(SetReason.Progressing, `rollout complete${skipped}`, 30_000);
   return {};
 }
@@ -385,6 +545,7 @@ export const KUSTOMIZATION_SET_STEPS: readonly Step<SetRun>[] = [
   step('hold cluster secrets', holdClusterSecrets),
   step('write members', writeMembers),
   step('remove stale', removeStale),
+  step('commit fleet', commitFleetChanges),
   step('release cluster secrets', release),
   step('record fleet status', record),
 ];
