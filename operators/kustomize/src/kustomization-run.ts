@@ -3,6 +3,7 @@ import type { Impersonation, KubeClient, ReconcileContext } from '@mooring/runti
 import type { ApplyChange } from './apply/apply-set.ts';
 import type { CapabilitiesCache } from './cluster-capabilities.ts';
 import type { compileHealthExprs } from './health-exprs.ts';
+import type { HealthWatches } from './health-watch.ts';
 import type { ObjectRef } from './inventory.ts';
 import type { RemoteClusters } from './remote-cluster.ts';
 import type { HelmRenderLimits } from './render/index.ts';
@@ -20,6 +21,8 @@ export interface KustomizationDeps {
   defaultDeletionBudget?: number | string;
   /** Parallel applies within one Kustomization. */
   concurrentApplies: number;
+  /** Shared watches that answer health waits on this cluster; without them objects are polled. */
+  healthWatches?: HealthWatches;
   /** How helmCharts render (`--helm-render-*`) and the targets' capabilities; defaults when absent. */
   helm?: { limits: HelmRenderLimits; capabilities: CapabilitiesCache };
 }

@@ -7,6 +7,7 @@ import {
 } from '@mooring/runtime';
 import { CapabilitiesCache } from './cluster-capabilities.ts';
 import { parseDeletionBudget } from './deletion-budget.ts';
+import { HealthWatches } from './health-watch.ts';
 import { helmReleaseReconciler } from './helm-release/helm-release-reconciler.ts';
 import { runHooks, runTests } from './helm-release/hooks.ts';
 import { kustomizationReconciler } from './kustomization-reconciler.ts';
@@ -59,15 +60,21 @@ export function kustomizeOperator(): OperatorDefinition {
   const artifacts = new ArtifactCache();
   const renders = new RenderCache(256, artifacts);
   const capabilities = new CapabilitiesCache();
+  // Made with the first client the operator hands over; one per process, closed at stop.
+  let healthWatches: HealthWatches | undefined;
   return {
     name: 'kustomize',
     extraFlags: KUSTOMIZE_FLAGS,
     async start() {
-      return () => artifacts.clear();
+      return async () => {
+        await healthWatches?.close();
+        await artifacts.clear();
+      };
     },
     reconcilers(ctx) {
       // Resolved and checked with the other flags: a bad value stopped the process at start-up.
       const extra = ctx.options.extra as Record<string, unknown>;
+      healthWatches ??= new HealthWatches(ctx.client);
       const concurrentApplies = Number(extraFlag(extra, 'concurrent-ssa'));
       const helmLimits = {
         timeoutMs: parseDuration(extraFlag(extra, 'helm-render-timeout')),
@@ -88,6 +95,7 @@ export function kustomizeOperator(): OperatorDefinition {
           requeueDependencyMs: ctx.options.requeueDependencyMs,
           defaultDeletionBudget: extraFlag(extra, 'default-deletion-budget'),
           concurrentApplies,
+          healthWatches,
           helm: { limits: helmLimits, capabilities },
         }) as never,
         helmReleaseReconciler({

@@ -3,6 +3,7 @@ import {
   ApiError,
   type KubeClient,
   type KubeObject,
+  type ObjectCache,
   RetryableError,
   StalledError,
   WaitingError,
@@ -28,14 +29,16 @@ export function sourceKey(obj: SourceReader): { kind: string; namespace: string;
 }
 
 /**
- * Finds the source and its artifact. Another namespace with `--no-cross-namespace-refs` is a
+ * Finds the source and its artifact, in the operator's informer cache when it holds the source's
+ * kind and namespace (the watch that enqueued this reconcile put the new artifact there), else
+ * with a GET. Another namespace with `--no-cross-namespace-refs` is a
  * terminal AccessDenied; a missing source is retried; a source without an artifact yet is waited
  * for at the dependency interval, so a fresh install converges without an error storm.
  */
 export async function resolveSource(
   client: KubeClient,
   obj: SourceReader,
-  opts: { noCrossNamespaceRefs: boolean; requeueDependencyMs: number },
+  opts: { noCrossNamespaceRefs: boolean; requeueDependencyMs: number; cache?: ObjectCache },
 ): Promise<ResolvedSource> {
   const key = sourceKey(obj);
   if (opts.noCrossNamespaceRefs && key.namespace !== obj.metadata.namespace) {
@@ -55,20 +58,26 @@ export async function resolveSource(
       `${key.kind} is not a source kind: use one of ${SOURCE_KINDS.join(', ')}`,
     );
   }
+  const notFound = () =>
+    new RetryableError(Reason.ArtifactFailed, `${key.kind} ${key.namespace}/${key.name} not found`);
   let source: Source;
-  try {
-    source = await client.get<Source>({
-      // Each source kind at its own group's version, from the one kind registry.
-      apiVersion: kindApiVersion(sourceKind),
-      kind: key.kind,
-      namespace: key.namespace,
-      name: key.name,
-    });
-  } catch (err) {
-    if (err instanceof ApiError && err.isNotFound) {
-      throw new RetryableError(Reason.ArtifactFailed, `${key.kind} ${key.namespace}/${key.name} not found`);
+  if (opts.cache?.covers(key.kind, key.namespace)) {
+    const cached = opts.cache.get(key.kind, key.namespace, key.name) as Source | undefined;
+    if (!cached) throw notFound();
+    source = cached;
+  } else {
+    try {
+      source = await client.get<Source>({
+        // Each source kind at its own group's version, from the one kind registry.
+        apiVersion: kindApiVersion(sourceKind),
+        kind: key.kind,
+        namespace: key.namespace,
+        name: key.name,
+      });
+    } catch (err) {
+      if (err instanceof ApiError && err.isNotFound) throw notFound();
+      throw err;
     }
-    throw err;
   }
   const artifact = source.status?.artifact;
   if (!artifact) {

@@ -29,6 +29,8 @@ export interface InformerOptions {
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   onError?: (err: Error, attempt: number) => void;
+  /** What the cache keeps of each object (e.g. without managedFields, to save memory). */
+  transform?: (obj: KubeObject) => KubeObject;
 }
 
 /**
@@ -38,8 +40,8 @@ export interface InformerOptions {
  */
 export class Informer<T extends KubeObject = KubeObject> {
   readonly #client: KubeClient;
-  readonly #opts: Required<Omit<InformerOptions, 'namespace' | 'labelSelector' | 'onError'>> &
-    Pick<InformerOptions, 'namespace' | 'labelSelector' | 'onError'>;
+  readonly #opts: Required<Omit<InformerOptions, 'namespace' | 'labelSelector' | 'onError' | 'transform'>> &
+    Pick<InformerOptions, 'namespace' | 'labelSelector' | 'onError' | 'transform'>;
   readonly #cache = new Map<string, T>();
   readonly #handlers: InformerHandler<T>[] = [];
   #synced = false;
@@ -116,7 +118,8 @@ export class Informer<T extends KubeObject = KubeObject> {
       labelSelector: this.#opts.labelSelector,
     });
     const seen = new Set<string>();
-    for (const obj of list.items) {
+    for (const item of list.items) {
+      const obj = this.#keep(item);
       const key = objectKey(obj);
       seen.add(key);
       const old = this.#cache.get(key);
@@ -135,7 +138,12 @@ export class Informer<T extends KubeObject = KubeObject> {
     this.#synced = true;
   }
 
-  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+  #keep(obj: T): T {
+    return this.#opts.transform ? (this.#opts.transform(obj) as T) : obj;
+  }
+
+  #apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', received: T): void {
+    const obj = this.#keep(received);
     obj.apiVersion ??= this.#opts.apiVersion;
     obj.kind ??= this.#opts.kind;
     const key = objectKey(obj);

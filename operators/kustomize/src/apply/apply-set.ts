@@ -155,6 +155,21 @@ function applyWith(opts: ApplySetOptions, o: Manifest, dryRun = false): Promise<
   }) as Promise<Manifest>;
 }
 
+type Settled<T> = { ok: T } | { err: unknown };
+
+/** A promise that never rejects, so one started early cannot go unhandled if its reader fails first. */
+function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+  return p.then(
+    (ok) => ({ ok }),
+    (err: unknown) => ({ err }),
+  );
+}
+
+function unsettle<T>(s: Settled<T>): T {
+  if ('err' in s) throw s.err;
+  return s.ok;
+}
+
 /** Reads the object and dry-runs the payload: writes nothing, fails on what the server would refuse. */
 async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
   const { ref, obj: desired } = await refOf(input, opts);
@@ -167,6 +182,17 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
   };
   const id = `${ref.namespace}_${ref.name}_${ref.kind}`;
   const { client, impersonate } = opts;
+  // An object we have no version of (a first apply, a restart) needs its dry run whatever the live
+  // object holds, unless ignore rules or ssa: IfNotPresent make the payload depend on it: the read
+  // and the dry run then go out together, one round trip instead of two.
+  const early =
+    !opts.adjust &&
+    policy.reconcile &&
+    policy.ssa !== 'Ignore' &&
+    policy.ssa !== 'IfNotPresent' &&
+    !opts.knownVersions?.has(id)
+      ? settle(applyWith(opts, desired, true))
+      : undefined;
   try {
     let live: Manifest | undefined;
     try {
@@ -199,7 +225,7 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
     }
     let dry: Manifest;
     try {
-      dry = await applyWith(opts, payload, true);
+      dry = early ? unsettle(await early) : await applyWith(opts, payload, true);
     } catch (err) {
       if (live && isImmutableError(err) && (opts.force || policy.force))
         return { ...unchanged, write: 'recreate' };

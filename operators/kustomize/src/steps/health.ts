@@ -1,9 +1,45 @@
 import { ConditionType, Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
-import { waitForHealth } from '../health.ts';
+import { appliedObjects, waitForHealth } from '../health.ts';
 import { evaluateHealth } from '../health-exprs.ts';
 import type { ObjectRef } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
+
+/** A wait longer than this is shown on the status (Reconciling, Progressing) while it runs. */
+const SHOW_WAIT_AFTER_MS = 1_000;
+
+/**
+ * Awaits `waiting`; if it takes longer than a second, writes `message` as progress meanwhile, so
+ * a long wait is visible and a short one (most objects are healthy at once) costs no status write.
+ */
+async function showWaitIfLong<T>(
+  run: KustomizationRun,
+  waiting: Promise<T>,
+  message: string | undefined,
+): Promise<T> {
+  if (!message) return waiting;
+  let written: Promise<unknown> | undefined;
+  const timer = setTimeout(() => {
+    // Settled at once: its error is raised below, after the wait, never as an unhandled rejection.
+    written = run.ctx.saveProgress(message).then(
+      () => undefined,
+      (err: unknown) => ({ err }),
+    );
+  }, SHOW_WAIT_AFTER_MS);
+  let result: T;
+  try {
+    result = await waiting;
+  } catch (err) {
+    // The progress write lands before the reconcile's own, never after it.
+    clearTimeout(timer);
+    await written;
+    throw err;
+  }
+  clearTimeout(timer);
+  const outcome = (await written) as { err: unknown } | undefined;
+  if (outcome) throw outcome.err;
+  return result;
+}
 
 /** With `wait`, every applied object becomes healthy; else the `healthChecks` named ones do. */
 export async function checkHealth(run: KustomizationRun): Promise<undefined> {
@@ -17,13 +53,19 @@ export async function checkHealth(run: KustomizationRun): Promise<undefined> {
         name: h.name,
       }));
   if (toCheck.length === 0) return undefined;
-  if (run.summary) await ctx.saveProgress(`waiting for ${toCheck.length} objects to become healthy`);
   const exprs = run.healthExprs;
-  const health = await waitForHealth(need(run.target, 'the target cluster'), toCheck, {
+  const waiting = waitForHealth(need(run.target, 'the target cluster'), toCheck, {
     timeoutMs: run.timings.timeoutMs,
     signal: run.signal,
     custom: exprs ? (o) => evaluateHealth(exprs, o) : undefined,
+    watches: run.deps.healthWatches,
+    known: appliedObjects(run.changes ?? []),
   });
+  const health = await showWaitIfLong(
+    run,
+    waiting,
+    run.summary ? `waiting for ${toCheck.length} objects to become healthy` : undefined,
+  );
   if (!health.healthy) {
     ctx.setCondition(ConditionType.Healthy, 'False', Reason.HealthCheckFailed, health.message);
     throw new RetryableError(

@@ -758,6 +758,16 @@ const deployment = (name: string): Manifest => ({
   },
 });
 
+/**
+ * A Deployment whose rollout is not what the fake did at once: the stored object and the copy the
+ * apply returned (which the health wait judges first) both carry `status`.
+ */
+function rollOut(w: World, run: KustomizationRun, name: string, status: Record<string, unknown>) {
+  setStatus(w, 'apps/v1', 'Deployment', name, status);
+  const applied = run.changes?.find((c) => c.ref.kind === 'Deployment' && c.ref.name === name)?.live;
+  if (applied) applied.status = structuredClone(status);
+}
+
 /** Changes a stored object's status in place, as a controller would (the fake rolls every Deployment out at once). */
 function setStatus(
   w: World,
@@ -776,7 +786,34 @@ test('check health: with wait, every applied object is checked and Healthy is Tr
   const { run, saved, condition } = await w.runOf({ wait: true });
   await runUpTo(run, 'check health');
   saved.length = 0;
+  w.transport.requests.length = 0;
   await checkHealth(run);
+  assert.equal(condition(ConditionType.Healthy)?.status, 'True');
+  // The fake rolls a Deployment out as it is applied: the apply's answer says so, and is believed.
+  assert.deepEqual(w.transport.requests, [], 'no read: both objects were Current in the apply answer');
+  assert.deepEqual(saved, [], 'a wait that ends at once writes no progress');
+});
+
+test('check health: a wait longer than a second is shown as progress, once', async () => {
+  const w = await world();
+  w.renders.answer = () => [configMap('a'), deployment('web')];
+  const { run, saved, condition } = await w.runOf({ wait: true });
+  await runUpTo(run, 'check health');
+  rollOut(w, run, 'web', { observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 0 });
+  saved.length = 0;
+  w.clock.setTimeout(
+    () =>
+      setStatus(w, 'apps/v1', 'Deployment', 'web', {
+        observedGeneration: 1,
+        replicas: 1,
+        updatedReplicas: 1,
+        readyReplicas: 1,
+        availableReplicas: 1,
+        conditions: [{ type: 'Available', status: 'True' }],
+      }),
+    3_000,
+  );
+  await onFakeTime(w.clock, () => checkHealth(run));
   assert.equal(condition(ConditionType.Healthy)?.status, 'True');
   assert.deepEqual(
     saved.map((s) => s.message),
@@ -789,7 +826,7 @@ test('check health: a Deployment that never becomes ready fails at the timeout, 
   w.renders.answer = () => [configMap('a'), deployment('web')];
   const { run, condition } = await w.runOf({ wait: true, timeout: '1m' });
   await runUpTo(run, 'check health');
-  setStatus(w, 'apps/v1', 'Deployment', 'web', {
+  rollOut(w, run, 'web', {
     observedGeneration: 1,
     replicas: 1,
     updatedReplicas: 1,
@@ -819,7 +856,7 @@ test('check health: a failed rollout ends the wait at once, saying which object 
     healthChecks: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' }],
   });
   await runUpTo(run, 'check health');
-  setStatus(w, 'apps/v1', 'Deployment', 'web', {
+  rollOut(w, run, 'web', {
     observedGeneration: 1,
     replicas: 1,
     conditions: [

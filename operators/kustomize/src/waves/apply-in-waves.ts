@@ -5,7 +5,7 @@ import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
 import { type ApplyChange, type ApplySetOptions, applySet } from '../apply/apply-set.ts';
 import type { Manifest } from '../apply/object-policy.ts';
-import { waitForHealth } from '../health.ts';
+import { appliedObjects, waitForHealth } from '../health.ts';
 import { evaluateHealth } from '../health-exprs.ts';
 import { inventoryId, type ObjectRef } from '../inventory.ts';
 import { type KustomizationRun, need } from '../kustomization-run.ts';
@@ -41,6 +41,8 @@ async function waitForWave(run: KustomizationRun, wave: Wave, applied: ApplyChan
     timeoutMs: run.timings.timeoutMs,
     signal: run.signal,
     custom: exprs ? (o) => evaluateHealth(exprs, o) : undefined,
+    watches: run.deps.healthWatches,
+    known: appliedObjects(applied),
   });
   if (!health.healthy)
     throw new RetryableError(
