@@ -11,6 +11,8 @@
 //   MOORING_BENCH_SIZES=100,500,1000,1000   sizes, each run for both tools (Mooring first)
 //   MOORING_BENCH_QPS=1000 MOORING_BENCH_BURST=2000   both tools' client limits
 //   MOORING_BENCH_KCM_QPS=200               kube-controller-manager's own limit (default: its own, 20)
+//   MOORING_BENCH_TOOLS=mooring             one tool only, for profiling: its log lines, no page
+//   MOORING_BENCH_CONCURRENT=20             Mooring's --concurrent (20, as Flux's in the benchmark)
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { createWriteStream, existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -29,6 +31,9 @@ const QPS = process.env.MOORING_BENCH_QPS ?? '1000';
 const BURST = process.env.MOORING_BENCH_BURST ?? '2000';
 // Unset: kube-controller-manager's own default (QPS 20, burst 30), what a real cluster runs.
 const KCM_QPS = process.env.MOORING_BENCH_KCM_QPS ? Number(process.env.MOORING_BENCH_KCM_QPS) : undefined;
+// Mooring's workers; 20 is Flux's kustomize-controller's in the benchmark. Other values are for profiling.
+const CONCURRENT = process.env.MOORING_BENCH_CONCURRENT ?? '20';
+const TOOLS = (process.env.MOORING_BENCH_TOOLS ?? 'mooring,flux').split(',') as Tool[];
 const FLUX_BIN = join(repoRoot, 'bin/flux');
 const FLUX_SOURCE = 'source.toolkit.fluxcd.io/v1';
 const FLUX_KUSTOMIZE = 'kustomize.toolkit.fluxcd.io/v1';
@@ -44,6 +49,8 @@ interface Measured {
   cpuSeconds: number;
   peakRssMb: number;
   requests: number;
+  /** CPU seconds the control plane's own processes (API server, etcd, controllers, kwok) spent. */
+  planeCpuSeconds: number;
   load: number;
 }
 
@@ -103,7 +110,7 @@ async function startMooring(
       '--watch-namespace',
       namespace,
       '--concurrent',
-      '20',
+      CONCURRENT,
       '--kube-api-qps',
       QPS,
       '--kube-api-burst',
@@ -191,6 +198,49 @@ async function requestsOf(started: Started): Promise<number> {
   return total;
 }
 
+/** Sums of a metric's samples by one label (e.g. requests by verb), over the tool's processes. */
+async function sumsBy(started: Started, metric: string, label: string): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
+  const pattern = new RegExp(`^${metric}\\{(.*)\\} (\\S+)$`);
+  for (const port of started.metricsPorts) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    for (const line of text.split('\n')) {
+      const m = pattern.exec(line);
+      const value = m ? new RegExp(`${label}="([^"]*)"`).exec(m[1]!)?.[1] : undefined;
+      if (m && value !== undefined) sums.set(value, (sums.get(value) ?? 0) + Number(m[2]));
+    }
+  }
+  return sums;
+}
+
+/**
+ * Where a run's time and requests went: API requests by verb per Kustomization for either tool,
+ * and for Mooring the mean time of each reconcile step per Kustomization reconcile.
+ */
+async function breakdown(started: Started, tool: Tool, n: number): Promise<string> {
+  const byVerb =
+    tool === 'flux'
+      ? await sumsBy(started, 'rest_client_requests_total', 'method')
+      : await sumsBy(started, 'mooring_api_request_duration_seconds_count', 'verb');
+  const verbs = [...byVerb].map(([verb, count]) => `${verb} ${(count / n).toFixed(1)}`).join(', ');
+  if (tool === 'flux') return `requests per Kustomization by verb: ${verbs}`;
+  const latencySums = await sumsBy(started, 'mooring_api_request_duration_seconds_sum', 'verb');
+  const latency = [...latencySums]
+    .map(([verb, sum]) => `${verb} ${((sum / (byVerb.get(verb) ?? 1)) * 1000).toFixed(0)} ms`)
+    .join(', ');
+  const sums = await sumsBy(started, 'mooring_reconcile_step_duration_seconds_sum', 'step');
+  const counts = await sumsBy(started, 'mooring_reconcile_step_duration_seconds_count', 'step');
+  const steps = [...sums]
+    .filter(([, sum]) => sum >= 0.0005 * n)
+    .sort((a, b) => b[1] - a[1])
+    .map(
+      ([step, sum]) =>
+        `${step} ${((sum / (counts.get(step) ?? 1)) * 1000).toFixed(0)} ms × ${counts.get(step)}`,
+    )
+    .join(', ');
+  return `requests per Kustomization by verb: ${verbs}; mean latency by verb: ${latency}; mean step time (all kinds) × passes: ${steps}`;
+}
+
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 async function cpuSecondsOf(pid: number): Promise<number> {
@@ -198,6 +248,20 @@ async function cpuSecondsOf(pid: number): Promise<number> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** CPU seconds of every process started for the control plane in `dir` (their arguments name it). */
+async function planeCpuSecondsOf(dir: string): Promise<number> {
+  const { readdir } = await import('node:fs/promises');
+  let total = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if ((await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(dir))
+        total += await cpuSecondsOf(Number(pid));
+    } catch {}
+  }
+  return total;
 }
 
 async function peakRssKbOf(pid: number): Promise<number> {
@@ -324,6 +388,7 @@ async function runOnce(
       : await startMooring(kubeconfig, namespace, app, logs);
   const cpuBefore = await Promise.all(started.procs.map((p) => cpuSecondsOf(p.pid!)));
   const requestsBefore = await requestsOf(started);
+  const planeCpuBefore = await planeCpuSecondsOf(planeDir);
   const load0 = loadavg()[0]!;
   try {
     const t0 = Date.now();
@@ -338,6 +403,7 @@ async function runOnce(
       await new Promise((r) => setTimeout(r, 250));
     }
     const wallMs = Date.now() - t0;
+    log(`${tool} ${n}: ${await breakdown(started, tool, n)}`);
     const cpuAfter = await Promise.all(started.procs.map((p) => cpuSecondsOf(p.pid!)));
     const peaks = await Promise.all(started.procs.map((p) => peakRssKbOf(p.pid!)));
     return {
@@ -347,6 +413,7 @@ async function runOnce(
       cpuSeconds: cpuAfter.reduce((a, b, i) => a + b - cpuBefore[i]!, 0),
       peakRssMb: peaks.reduce((a, b) => a + b, 0) / 1024,
       requests: (await requestsOf(started)) - requestsBefore,
+      planeCpuSeconds: (await planeCpuSecondsOf(planeDir)) - planeCpuBefore,
       load: (load0 + loadavg()[0]!) / 2,
     };
   } finally {
@@ -378,24 +445,22 @@ async function pushBenchArtifact(registry: TestRegistry, dir: string): Promise<s
   return `oci://${registry.host}/flux-benchmark/podinfo`;
 }
 
-if (!existsSync(join(FLUX_BIN, 'kustomize-controller')) || !existsSync(join(FLUX_BIN, 'source-controller'))) {
-  log('building Flux controllers (bash hack/lib/build-flux.sh)');
+if (TOOLS.includes('flux')) {
+  if (!existsSync(join(FLUX_BIN, 'kustomize-controller')) || !existsSync(join(FLUX_BIN, 'source-controller')))
+    log('building Flux controllers (bash hack/lib/build-flux.sh)');
+  // stdout carries only the Markdown section hack/bench.ts writes into docs/benchmarks.md.
+  execFileSync('bash', [join(repoRoot, 'hack/lib/build-flux.sh')], { stdio: ['ignore', 2, 2] });
 }
-// stdout carries only the Markdown section hack/bench.ts writes into docs/benchmarks.md.
-execFileSync('bash', [join(repoRoot, 'hack/lib/build-flux.sh')], { stdio: ['ignore', 2, 2] });
 log('bundling the operators (what the image runs)');
 const { appDir } = await bundleOperators();
 
-const plane = await up(
-  locationAt(join(repoRoot, `.mooring/bench-flux-plane-kcm${KCM_QPS ?? 'default'}`)),
-  log,
-  {
-    workloads: true,
-    kcmQps: KCM_QPS,
-  },
-);
+const planeDir = join(repoRoot, `.mooring/bench-flux-plane-kcm${KCM_QPS ?? 'default'}`);
+const plane = await up(locationAt(planeDir), log, {
+  workloads: true,
+  kcmQps: KCM_QPS,
+});
 const client = await KubeClient.fromKubeconfig(plane.kubeconfig, { qps: 500, burst: 1000 });
-await installCrds(client, readCrds(join(FLUX_BIN, 'crds')));
+if (TOOLS.includes('flux')) await installCrds(client, readCrds(join(FLUX_BIN, 'crds')));
 const registry = await TestRegistry.start();
 const logs = await mkdtemp(join(tmpdir(), 'flux-side-by-side-logs-'));
 const results: Measured[] = [];
@@ -405,11 +470,11 @@ try {
     join(repoRoot, 'operators/kustomize/bench/testdata/flux-benchmark/podinfo'),
   );
   for (const n of SIZES) {
-    for (const tool of ['mooring', 'flux'] as const) {
+    for (const tool of TOOLS) {
       log(`${tool}: ${n} Kustomizations…`);
       const m = await runOnce(client, plane.kubeconfig, tool, n, url, appDir, logs);
       log(
-        `${tool} ${n}: ${(m.wallMs / 1000).toFixed(1)} s, ${m.cpuSeconds.toFixed(1)} CPU s, ${m.peakRssMb.toFixed(0)} MB, ${m.requests} requests, load ${m.load.toFixed(1)}`,
+        `${tool} ${n}: ${(m.wallMs / 1000).toFixed(1)} s, ${m.cpuSeconds.toFixed(1)} CPU s (control plane ${m.planeCpuSeconds.toFixed(1)}), ${m.peakRssMb.toFixed(0)} MB, ${m.requests} requests, load ${m.load.toFixed(1)}`,
       );
       results.push(m);
     }
@@ -419,12 +484,16 @@ try {
   client.close();
 }
 
+if (TOOLS.length !== 2) {
+  log('one tool only: its figures are the log lines above; the page is not written');
+  process.exit(0);
+}
 const rows: string[] = [];
 for (let i = 0; i + 1 < results.length; i += 2) {
   const m = results[i]!;
   const f = results[i + 1]!;
   rows.push(
-    `| ${m.n} | ${(f.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / f.wallMs).toFixed(2)}× | ${(f.requests / f.n).toFixed(1)} / ${(m.requests / m.n).toFixed(1)} | ${f.cpuSeconds.toFixed(1)} / ${m.cpuSeconds.toFixed(1)} | ${f.peakRssMb.toFixed(0)} / ${m.peakRssMb.toFixed(0)} MB | ${f.load.toFixed(1)} / ${m.load.toFixed(1)} |`,
+    `| ${m.n} | ${(f.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / f.wallMs).toFixed(2)}× | ${(f.requests / f.n).toFixed(1)} / ${(m.requests / m.n).toFixed(1)} | ${f.cpuSeconds.toFixed(1)} / ${m.cpuSeconds.toFixed(1)} | ${f.planeCpuSeconds.toFixed(0)} / ${m.planeCpuSeconds.toFixed(0)} | ${f.peakRssMb.toFixed(0)} / ${m.peakRssMb.toFixed(0)} MB | ${f.load.toFixed(1)} / ${m.load.toFixed(1)} |`,
   );
 }
 const fluxVersions = readFileSync(join(repoRoot, 'hack/lib/build-flux.sh'), 'utf8')
@@ -448,10 +517,11 @@ kube-scheduler, kwok), each run on a fresh namespace with freshly started contro
 first object created until every Kustomization is Ready. CPU seconds and peak RSS are summed over
 each tool's processes (Flux: two); requests are each process's own metrics
 (\`rest_client_requests_total\`, \`mooring_api_request_duration_seconds_count\`). Load is the 1-minute
-load average at start and end of the run, averaged. Everything runs on one 2-core machine.
+load average at start and end of the run, averaged; the control plane's CPU is what its processes (kube-apiserver,
+etcd, kube-controller-manager, kube-scheduler, kwok) spent during the run. Everything runs on one 2-core machine.
 
-| Kustomizations | Flux | Mooring | Mooring / Flux | API requests per Kustomization, Flux / Mooring | CPU s, Flux / Mooring | peak RSS, Flux / Mooring | load, Flux / Mooring |
-| --- | --- | --- | --- | --- | --- | --- | --- |
+| Kustomizations | Flux | Mooring | Mooring / Flux | API requests per Kustomization, Flux / Mooring | CPU s, Flux / Mooring | control plane's CPU s, Flux / Mooring | peak RSS, Flux / Mooring | load, Flux / Mooring |
+| --- | --- | --- | --- | --- | --- | --- | --- | --- |
 ${rows.join('\n')}
 
 Reproduce: \`npm run bench -- flux-side-by-side\` (\`MOORING_BENCH_SIZES=100\` for a quick run,
