@@ -34,7 +34,7 @@ function stepList(fleet: Fleet): HTMLElement {
 
 function memberTable(fleet: Fleet, namespace: string): HTMLElement {
   if (fleet.members.length === 0) return h('p', { class: 'muted' }, 'no members yet');
-  const columns = ['Member', 'Object', 'Revision', 'Applied', 'Ready', 'Rollout', 'Last message', 'Since'];
+  const columns = ['Member', 'Object', 'Spec digest', 'Applied', 'Ready', 'Rollout', 'Last message', 'Since'];
   const cells = (m: Fleet['members'][number]): Child[] => [
     m.name,
     m.exists
@@ -44,7 +44,7 @@ function memberTable(fleet: Fleet, namespace: string): HTMLElement {
       'span',
       { title: m.revision, class: m.atTarget ? '' : 'outdated' },
       m.revision ? short(m.revision) : '—',
-      m.atTarget ? '' : ' (not the target)',
+      m.atTarget ? '' : ' (previous template)',
     ),
     m.releaseVersion !== undefined ? `release v${m.releaseVersion}, ${m.appliedRevision}` : m.appliedRevision,
     badge(READY_STATE[m.ready] ?? 'Unknown'),
@@ -88,7 +88,7 @@ export function fleetSection(fleet: Fleet, namespace: string): HTMLElement {
     h(
       'p',
       { 'data-testid': 'fleet-counts' },
-      `${counts.ready} of ${counts.total} Ready · ${counts.current} at the target revision`,
+      `${counts.ready} of ${counts.total} Ready · ${counts.current} Current (Ready at the target revision)`,
       counts.failed ? ` · ${counts.failed} failed` : '',
       counts.unreachable ? ` · ${counts.unreachable} unreachable` : '',
       fleet.targetRevision ? ` · target revision ${short(fleet.targetRevision)}` : '',

@@ -19,8 +19,9 @@ export interface FleetMemberRow {
   kind: 'Kustomization' | 'HelmRelease';
   /** The generated object's name, in the set's namespace. */
   objectName: string;
-  /** Template revision its spec holds, against the set's target revision. */
+  /** Digest of the spec the set last wrote to it (each member's own, so not comparable to the set's). */
   revision: string;
+  /** Whether it holds the set's current template (false while the rollout has not updated it). */
   atTarget: boolean;
   appliedRevision: string;
   releaseVersion?: number;
@@ -40,6 +41,9 @@ export interface FleetView {
   members: FleetMemberRow[];
   counts: { total: number; ready: number; current: number; failed: number; unreachable: number };
 }
+
+// Member states that mean it still holds an earlier template (or none the set manages).
+const HELD_BACK = new Set(['Outdated', 'Orphaned']);
 
 type SetObject = KubeObject & { spec?: KustomizationSetSpec; status?: KustomizationSetStatus };
 
@@ -94,7 +98,8 @@ export function fleetView(set: KubeObject, lookup: ObjectLookup): FleetView {
       kind,
       objectName: m.kustomization,
       revision: m.revision ?? '',
-      atTarget: Boolean(targetRevision) && m.revision === targetRevision,
+      // Each member's revision digests its own rendered spec; its rollout state says whether that is the target.
+      atTarget: !HELD_BACK.has(m.state),
       appliedRevision: m.appliedRevision ?? '',
       releaseVersion: m.releaseVersion === undefined ? undefined : Number(m.releaseVersion),
       ready: m.ready,

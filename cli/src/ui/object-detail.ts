@@ -153,7 +153,7 @@ export async function objectDetail(
     events,
     history: status.history ?? [],
     inventory,
-    revision: revisionOf(obj),
+    revision: fleet?.targetRevision || revisionOf(obj),
     source,
     dependsOn: (spec.dependsOn ?? []).map((d) => ({
       kind: d.kind ?? kind,
