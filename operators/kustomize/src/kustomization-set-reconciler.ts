@@ -14,9 +14,11 @@ import {
   type Reconciler,
   RetryableError,
   runSteps,
+  WaitingError,
 } from '@mooring/runtime';
 import { impersonationFor } from './impersonation.ts';
 import { ClusterProbe } from './kustomization-set/cluster-probe.ts';
+import { commitFleet, openFleet, removeMemberFiles } from './kustomization-set/git-delivery.ts';
 import { ALL_MEMBER_KINDS, type MemberObject } from './kustomization-set/member-kinds.ts';
 import {
   KUSTOMIZATION_SET_STEPS,
@@ -106,6 +108,12 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     reconcile,
 
     async finalize(obj, ctx) {
+      if (obj.spec.delivery?.mode === 'git' && obj.spec.deletionPolicy !== 'Orphan')
+        // Without its GitRepository (deleted first, e.g. with the namespace) the set must not hang.
+        await removeFleetFiles(deps.client, git, obj, ctx.signal).catch((err: unknown) => {
+          if (!(err instanceof WaitingError)) throw err;
+          ctx.event('error', 'PruneFailed', `its files are left in the fleet repository: ${err.message}`);
+        });
       const owned = await ownedMembers(deps.client, obj);
       for (const m of owned) {
         const k = m.obj;
@@ -165,4 +173,25 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
       },
     })),
   };
+}
+
+/** A deleted set in delivery mode git removes its files in one commit; each agent then prunes. */
+async function removeFleetFiles(
+  client: KubeClient,
+  git: GitClient,
+  obj: KustomizationSet,
+  signal: AbortSignal,
+): Promise<void> {
+  const set = {
+    namespace: obj.metadata.namespace ?? 'default',
+    name: obj.metadata.name ?? '',
+    delivery: obj.spec.delivery!,
+  };
+  const fleet = await openFleet({ client, git }, set, [], signal);
+  try {
+    await removeMemberFiles(fleet, new Set());
+    await commitFleet(git, set, fleet);
+  } finally {
+    await rm(fleet.dir, { recursive: true, force: true });
+  }
 }

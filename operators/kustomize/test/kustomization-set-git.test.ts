@@ -49,6 +49,9 @@ test('KustomizationSet in delivery mode git: per-cluster folders in the fleet re
   const { repo, name: fleetSource } = await gitSource(stack, {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: postBuild's ${var}, filled in by each agent.
     'apps/agent/cm.yaml': configMap('agent-config', { cluster: '${cluster}', version: '${version}' }),
+    // The agent's folder holds more than the set's file (bootstrap's mooring-system/ is there too),
+    // so it still exists once the set's file is gone, and the agent prunes.
+    'clusters/a/cluster-info.yaml': configMap('cluster-info', { name: 'a' }, `  namespace: ${ns}\n`),
   });
   const setName = uniqueName('agents');
   const fileOf = (cluster: string) => `clusters/${cluster}/${setName}.yaml`;
@@ -215,6 +218,12 @@ test('KustomizationSet in delivery mode git: per-cluster folders in the fleet re
       assert.match(refused.message, /no file is removed/);
       assert.ok(await show(fileOf('a')), "a's file kept");
       assert.equal(await repo.revParse('main'), head, 'no commit');
+    });
+
+    await t.test('deleting the set removes its files, and the agent prunes what they applied', async () => {
+      await main.delete({ ...SET, namespace: ns, name: setName });
+      await eventually('a file gone', async () => (await show(fileOf('a'))) === undefined, 60_000);
+      await eventually('the agent pruned', async () => !(await agentConfig(plane.client, ns)), 90_000);
     });
   } finally {
     await main.delete({ ...SET, namespace: ns, name: setName }).catch(() => {});
