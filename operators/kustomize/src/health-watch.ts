@@ -4,6 +4,11 @@ import { Informer, type KubeClient, type KubeObject, type RuntimeLogger } from '
 const LINGER_MS = 60_000;
 /** How long a first list may take before a waiter falls back to reading objects one by one. */
 const SYNC_WAIT_MS = 5_000;
+/**
+ * At most this many watches at once (kinds × namespaces): a thousand Kustomizations in a thousand
+ * namespaces must not hold a thousand watch connections; the waits beyond it poll.
+ */
+const MAX_OPEN = 64;
 /** After a kind could not be listed or watched (RBAC, a broken API), poll it for this long. */
 const REFUSED_MS = 60_000;
 
@@ -22,8 +27,8 @@ interface Shared {
  * Kustomization reading its objects again and again while kube-controller-manager catches up
  * (at a thousand Kustomizations that polling was most of the API server's reads). The informer is
  * opened on the first wait for a kind, holds objects without their managedFields, and closes a
- * minute after its last waiter left. Only this operator's own cluster is watched: a remote
- * cluster's objects are read one by one, so a fleet does not multiply caches.
+ * minute after its last waiter left; at most 64 are open at once. Only this operator's own cluster
+ * is watched: a remote cluster's objects are read one by one, so a fleet does not multiply caches.
  */
 export class HealthWatches {
   readonly client: KubeClient;
@@ -47,7 +52,9 @@ export class HealthWatches {
   ): Promise<{ current: KubeObject | undefined; unsubscribe: () => void } | undefined> {
     const key = `${ref.apiVersion}/${ref.kind}/${ref.namespace ?? ''}`;
     if ((this.#refusedUntil.get(key) ?? 0) > Date.now()) return undefined;
-    const shared = this.#shared.get(key) ?? this.#open(key, ref);
+    const existing = this.#shared.get(key);
+    if (!existing && this.#shared.size >= MAX_OPEN) return undefined;
+    const shared = existing ?? this.#open(key, ref);
     if (shared.idleTimer) clearTimeout(shared.idleTimer);
     shared.idleTimer = undefined;
     const name = ref.namespace ? `${ref.namespace}/${ref.name}` : ref.name;
