@@ -4,6 +4,7 @@ import type { ObjectRef } from '../inventory.ts';
 import { wouldChange } from './compare.ts';
 import { driftedFieldManagers, takeOverForeignFields } from './managed-fields.ts';
 import { type Manifest, objectPolicy } from './object-policy.ts';
+import { settle, unsettle } from './settled.ts';
 import { byStage } from './stages.ts';
 
 export type ApplyAction = 'created' | 'configured' | 'unchanged' | 'skipped' | 'recreated';
@@ -153,21 +154,6 @@ function applyWith(opts: ApplySetOptions, o: Manifest, dryRun = false): Promise<
     dryRun,
     impersonate: opts.impersonate,
   }) as Promise<Manifest>;
-}
-
-type Settled<T> = { ok: T } | { err: unknown };
-
-/** A promise that never rejects, so one started early cannot go unhandled if its reader fails first. */
-function settle<T>(p: Promise<T>): Promise<Settled<T>> {
-  return p.then(
-    (ok) => ({ ok }),
-    (err: unknown) => ({ err }),
-  );
-}
-
-function unsettle<T>(s: Settled<T>): T {
-  if ('err' in s) throw s.err;
-  return s.ok;
 }
 
 /** Reads the object and dry-runs the payload: writes nothing, fails on what the server would refuse. */

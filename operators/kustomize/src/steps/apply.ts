@@ -2,6 +2,7 @@ import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
 import { type ApplyChange, ApplyError } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
+import { settle, unsettle } from '../apply/settled.ts';
 import { stageZeroWaiter } from '../apply/stage-zero.ts';
 import { impersonationFor } from '../impersonation.ts';
 import { fromEntry, inventoryId, inventoryOf, type ObjectRef, refToString } from '../inventory.ts';
@@ -33,8 +34,12 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
   memory.knownVersions.set(key, known);
 
   const intended = new Map((run.previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));
+  // Nothing known of this Kustomization's objects (its first apply, or the first since a restart):
+  // it will write, so the stored inventory is read while the objects are planned, not after.
+  const joining = known.size === 0 ? settle(joinStoredInventory(run)) : undefined;
   const recordIntent = async (refs: ObjectRef[]) => {
-    for (const e of await joinStoredInventory(run)) intended.set(e.id, fromEntry(e));
+    const added = joining ? unsettle(await joining) : await joinStoredInventory(run);
+    for (const e of added) intended.set(e.id, fromEntry(e));
     const fresh = refs.filter((r) => !intended.has(inventoryId(r)));
     if (fresh.length === 0) return;
     for (const r of fresh) intended.set(inventoryId(r), r);
