@@ -262,7 +262,7 @@ export const SHARED_FLAGS: Readonly<FlagTable> = {
   'kube-api-qps': {
     type: 'string',
     default: '50',
-    help: 'Sustained API requests per second (client-side limit), as Flux.',
+    help: "Sustained API requests per second (client-side limit), as Flux: for the operator's own requests, and separately for those it makes as each impersonated service account.",
     check: flagChecks.wholeNumber(1, 100_000),
   },
   'kube-api-burst': {
