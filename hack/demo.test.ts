@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { promisify } from 'node:util';
@@ -76,6 +76,15 @@ test('npm run demo -- --once walks through sync, promotion, drift, a refused com
       /translate-api upgraded to revision 2 in \d+ ms: ghcr\.io\/acme\/translate-server:2\.1\.0\s+ready 2\/2/,
     ],
     [
+      'the fleet agent runs on the demo cluster with its region',
+      /cluster demo\s+DaemonSet fleet-agents\/node-agent\s+cluster=demo region=eu-west/,
+    ],
+    [
+      'and on the second cluster with its own',
+      /cluster edge\s+DaemonSet fleet-agents\/node-agent\s+cluster=edge region=us-east/,
+    ],
+    ['both fleet members are Ready, timed in the summary', /agent on two clusters\s+\d+ ms/],
+    [
       'the table at the end shows the fix applied',
       /Status at the end:\n(?:.*\n)*? {3}mooring-demo\s+kustomization\/apps\s+main@sha1:[0-9a-f]{7}\s+False\s+True\s+Applied/,
     ],
@@ -90,6 +99,10 @@ test('npm run demo -- --once walks through sync, promotion, drift, a refused com
       await client.getOrUndefined(LOCAL_OPERATORS_LEASE),
       undefined,
       'the marker goes with the demo',
+    );
+    assert.ok(
+      !existsSync(join(dir, 'edge-plane')),
+      'the second cluster is stopped and removed with the demo',
     );
   } finally {
     client.close();

@@ -2,8 +2,9 @@
 // model-serving stack in Git (`infra`, then `apps` with a `staging` overlay); Mooring's source,
 // kustomize and notification operators run in this process against the real API server. Every
 // step is a commit, a webhook or a kubectl-style edit, and the demo measures how long Mooring
-// takes to make the cluster match Git again. Helm charts come last: a vendored agent chart and the
+// takes to make the cluster match Git again. Helm charts come next: a vendored agent chart and the
 // team's own model-server chart, each a HelmRelease in Git, promoted by changing a value there.
+// Last, a second local cluster joins and one KustomizationSet puts the same agent on both.
 // `--once` exits after the walk-through; without it the
 // operators keep reconciling (every namespace) under a live status table until Ctrl-C.
 import { execFile } from 'node:child_process';
@@ -27,6 +28,16 @@ import { KubeClient, type KubeObject, parseOperatorOptions, runOperators } from 
 import { sourceOperator } from '@mooring/source-operator';
 import { GitServer } from '@mooring/test/harness';
 import { startUiServer, type UiServer } from '../cli/src/ui/ui-server.ts';
+import {
+  agentOn,
+  clusterSecret,
+  FLEET_FILES,
+  FLEET_FINALIZED,
+  FLEET_NS,
+  fleetReady,
+  fleetSet,
+  startSecondCluster,
+} from './demo-fleet.ts';
 import { markLocalOperators } from './demo-marker.ts';
 import { followStatus, STATUS_KINDS, statusRows, tableLines } from './demo-table.ts';
 import { repoRoot } from './lib/control-plane.ts';
@@ -159,6 +170,8 @@ function stack(
   return {
     ...AGENT_CHART,
     ...MODEL_CHART,
+    // The node agent a KustomizationSet installs on every registered cluster (the last step).
+    ...FLEET_FILES,
     // A second model server, from the team's chart: its version and replicas are chart values in Git.
     'models/kustomization.yaml': 'resources:\n  - translate-api.yaml\n',
     'models/translate-api.yaml': modelRelease(options.translate ?? { version: '2.0.0', replicas: 1 }),
@@ -271,9 +284,9 @@ async function showWorkloads(): Promise<void> {
 
 /** Releases what a previous run left (its objects carry Mooring's finalizer and no operator runs now). */
 async function cleanSlate(): Promise<void> {
-  for (const [apiVersion, kind] of STATUS_KINDS) {
+  for (const [apiVersion, kind, labelSelector] of [...STATUS_KINDS, ...FLEET_FINALIZED]) {
     const left = await client
-      .list(apiVersion, kind, { namespace: NS })
+      .list(apiVersion, kind, { namespace: NS, labelSelector })
       .catch(() => ({ items: [] as KubeObject[] }));
     for (const o of left.items) {
       await client.mergePatch(
@@ -282,7 +295,7 @@ async function cleanSlate(): Promise<void> {
       );
     }
   }
-  for (const name of [NS, APP_NS, AGENT_NS]) {
+  for (const name of [NS, APP_NS, AGENT_NS, FLEET_NS]) {
     await client.delete({ apiVersion: 'v1', kind: 'Namespace', name }).catch(() => {});
     await until(`the previous demo namespace ${name} to go`, async () =>
       (await client.getOrUndefined({ apiVersion: 'v1', kind: 'Namespace', name })) ? undefined : true,
@@ -291,6 +304,8 @@ async function cleanSlate(): Promise<void> {
 }
 
 const timings: [string, number][] = [];
+// The fleet step's second cluster starts now, beside the first steps, so that step waits only on Mooring.
+const secondCluster = startSecondCluster(join(dirname(kubeconfig), 'edge-plane'));
 const storage = await mkdtemp(join(tmpdir(), 'mooring-demo-'));
 const git = await GitServer.start();
 const receiverPort = await freePort();
@@ -683,6 +698,33 @@ try {
   say(`   translate-api upgraded to revision 2 in ${Date.now() - t0} ms: ${await modelServer()}`);
   say(`   (npx mooring trace deployment translate-api -n ${APP_NS}: HelmRelease, HelmChart, commit)`);
 
+  step(11, 'A second local cluster joins: one KustomizationSet installs the same agent on both clusters.');
+  const second = await secondCluster.ready;
+  const secondClient = await KubeClient.fromKubeconfig(second.kubeconfig);
+  say(`   a second control plane (edge) started in ${second.startMs} ms, beside the steps above`);
+  t0 = Date.now();
+  await client.create(await clusterSecret(NS, 'demo', kubeconfig, { region: 'eu-west' }));
+  await client.create(await clusterSecret(NS, 'edge', second.kubeconfig, { region: 'us-east' }));
+  await client.create(fleetSet(NS, 'platform'));
+  const clusters = [
+    ['demo', client],
+    ['edge', secondClient],
+  ] as const;
+  await until('both fleet members Ready', () => fleetReady(client, NS, clusters.length), 120_000);
+  const fleetAgents = await until('the agent on both clusters', async () => {
+    const found = await Promise.all(clusters.map(([, c]) => agentOn(c)));
+    return found.every((a) => a !== undefined) ? found : undefined;
+  });
+  timings.push(['agent on two clusters', Date.now() - t0]);
+  secondClient.close();
+  for (const [i, [name]] of clusters.entries())
+    say(
+      `   cluster ${name.padEnd(5)} DaemonSet ${FLEET_NS}/node-agent  ${fleetAgents[i]}  (Kustomization node-agent-${name})`,
+    );
+  say(
+    `   both members Ready in ${Date.now() - t0} ms (npx mooring tree kustomizationset node-agent -n ${NS})`,
+  );
+
   say('\nSummary (this machine, this run):');
   for (const [what, ms] of timings) say(`   ${what.padEnd(28)} ${ms} ms`);
   say(`   "Applied revision" alerts delivered to the team's webhook: ${alerts.length}`);
@@ -750,5 +792,6 @@ try {
   await git.close();
   await new Promise((r) => alertSink.close(r));
   await rm(storage, { recursive: true, force: true });
+  await secondCluster.stop();
   client.close();
 }
