@@ -1,6 +1,7 @@
 import type { ResourceInventory } from '@mooring/api';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
 import type { Command } from 'commander';
+import { type FleetMemberStatus, memberHeadline, memberObjectLine } from '../fleet-tree.ts';
 import { sessionOf } from '../session.ts';
 
 /** One inventory entry, parsed from `<namespace>_<name>_<group>_<kind>`. */
@@ -129,35 +130,18 @@ export function registerTree(program: Command): void {
           apiVersion: string;
           kind: string;
           metadata: { name: string };
-          status?: {
-            members?: {
-              name: string;
-              kustomization: string;
-              kind?: ApplierKind;
-              state: string;
-              appliedRevision?: string;
-              releaseVersion?: number;
-              revision?: string;
-              message?: string;
-            }[];
-          };
+          status?: { members?: FleetMemberStatus[] };
         }>({ apiVersion: KUSTOMIZE_API_VERSION, kind: 'KustomizationSet', namespace, name });
         const lines = [`KustomizationSet/${namespace}/${name}`];
         const members = set.status?.members ?? [];
         for (const [i, m] of members.entries()) {
           const last = i === members.length - 1;
-          const note = m.state === 'Current' ? '' : `: ${m.message ?? ''}`;
-          lines.push(
-            `${last ? '└── ' : '├── '}${m.name} (${m.state}${m.revision ? ` ${m.revision}` : ''}${note})`,
-          );
+          lines.push(`${last ? '└── ' : '├── '}${memberHeadline(m)}`);
           const pad = last ? '    ' : '│   ';
-          // Members written before sets made HelmReleases carry no kind: Kustomizations.
+          const { line, onThisCluster } = memberObjectLine(m, namespace);
+          lines.push(`${pad}└── ${line}`);
+          if (!onThisCluster) continue;
           const kind = m.kind ?? 'Kustomization';
-          const release =
-            m.releaseVersion !== undefined
-              ? ` (release v${m.releaseVersion}, chart ${m.appliedRevision})`
-              : '';
-          lines.push(`${pad}└── ${kind}/${namespace}/${m.kustomization}${release}`);
           const exists = await client.getOrUndefined({
             apiVersion: kind === 'HelmRelease' ? HELM_API_VERSION : KUSTOMIZE_API_VERSION,
             kind,
