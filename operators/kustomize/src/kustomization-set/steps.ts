@@ -301,27 +301,23 @@ async function plan(run: SetRun): Promise<undefined> {
     const k = live.get(m.kustomization);
     const unreachable = m.element.clusterSecret ? run.unreachable.get(m.element.clusterSecret) : undefined;
     const committed = run.committed?.get(m.kustomization);
-    if (committed)
-      return {
-        name: m.name,
-        kustomization: m.kustomization,
-        kind: kind.kind,
-        labels: m.element.labels,
-        desiredRevision: m.revision,
-        live: committed.live,
-        ...(committed.unobserved ? { unobserved: committed.unobserved } : {}),
-        ...(previous.get(m.kustomization) ? { previous: previous.get(m.kustomization)! } : {}),
-      };
-    return {
+    const before = previous.get(m.kustomization);
+    const common = {
       name: m.name,
       kustomization: m.kustomization,
       kind: kind.kind,
       labels: m.element.labels,
       desiredRevision: m.revision,
-      live: k ? kind.liveState(k) : undefined,
-      ...(unreachable ? { unreachable } : {}),
-      ...(previous.get(m.kustomization) ? { previous: previous.get(m.kustomization)! } : {}),
+      ...(before ? { previous: before } : {}),
     };
+    // Delivery mode git: what the agent reports for the committed file; push: the member here.
+    if (committed)
+      return {
+        ...common,
+        live: committed.live,
+        ...(committed.unobserved ? { unobserved: committed.unobserved } : {}),
+      };
+    return { ...common, live: k ? kind.liveState(k) : undefined, ...(unreachable ? { unreachable } : {}) };
   });
   const rolling = run.obj.spec.strategy?.rollingUpdate;
   run.plan = planRollout(members, rolling?.steps, !!rolling?.paused, run.ctx.now());
