@@ -106,7 +106,7 @@ export function resourcePath(
  * status patches, impersonation and a client-side rate limit. Objects stay plain JSON end to end.
  */
 export class KubeClient {
-  readonly mapper: RestMapper;
+  readonly #mapper: RestMapper;
   readonly #transport: ApiTransport;
   readonly #limiter: TokenBucket;
   /** Per impersonated user, a budget of its own (see #limiterFor). */
@@ -115,6 +115,10 @@ export class KubeClient {
   readonly #burst: number;
   readonly #userAgent: string;
   readonly #timeoutMs: number;
+  /** The client whose connection, discovery and budgets this one uses: itself, unless impersonating. */
+  #root: KubeClient = this;
+  /** Who every request acts as unless it names its own (see impersonating). */
+  #as: Impersonation | undefined;
 
   constructor(transport: ApiTransport, options: KubeClientOptions = {}) {
     this.#transport = transport;
@@ -123,7 +127,31 @@ export class KubeClient {
     this.#limiter = new TokenBucket(this.#qps, this.#burst);
     this.#userAgent = options.userAgent ?? 'mooring';
     this.#timeoutMs = options.timeoutMs ?? 30_000;
-    this.mapper = new RestMapper((path) => this.request({ method: 'GET', path }));
+    this.#mapper = new RestMapper((path) => this.request({ method: 'GET', path }));
+  }
+
+  /** Maps apiVersion+kind to its REST resource; shared with the clients made by impersonating(). */
+  get mapper(): RestMapper {
+    return this.#root.#mapper;
+  }
+
+  /**
+   * This client's connection, discovery cache and rate budgets with every request made as `as`
+   * (unless a request names its own): code that takes a client, such as a render reading its
+   * Secrets or a diff's dry runs, then acts with that user's rights and the API server's RBAC
+   * decides as it would for them. Closing it leaves the connection open.
+   */
+  impersonating(as: Impersonation): KubeClient {
+    const root = this.#root;
+    const client = new KubeClient(root.#transport, {
+      qps: root.#qps,
+      burst: root.#burst,
+      userAgent: root.#userAgent,
+      timeoutMs: root.#timeoutMs,
+    });
+    client.#root = root;
+    client.#as = as;
+    return client;
   }
 
   /** A client for the kubeconfig at `path` (or the default kubeconfig resolution). */
@@ -132,7 +160,7 @@ export class KubeClient {
   }
 
   close(): void {
-    this.#transport.close();
+    if (this.#root === this) this.#transport.close();
   }
 
   #headers(
@@ -168,14 +196,15 @@ export class KubeClient {
 
   /** One API call; a non-2xx answer becomes an ApiError with the server's message. */
   async request<T>(opts: RequestOptions): Promise<T> {
-    await this.#limiterFor(opts.impersonate).take();
+    const impersonate = opts.impersonate ?? this.#as;
+    await this.#root.#limiterFor(impersonate).take();
     const path = opts.path + queryString(opts.query);
     const res = await this.#transport.send({
       method: opts.method,
       path,
       headers: this.#headers(
         opts.body === undefined ? undefined : (opts.contentType ?? JSON_CONTENT),
-        opts.impersonate,
+        impersonate,
       ),
       body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
       signal: opts.signal,
@@ -351,11 +380,11 @@ export class KubeClient {
    * or `signal` aborts. An HTTP error at connect is thrown as an ApiError.
    */
   async *streamLines(path: string, query?: Query, signal?: AbortSignal): AsyncGenerator<string> {
-    await this.#limiter.take();
+    await this.#root.#limiterFor(this.#as).take();
     const res = await this.#transport.openStream({
       method: 'GET',
       path: path + queryString(query),
-      headers: { ...this.#headers(undefined, undefined), Accept: 'text/plain, */*' },
+      headers: { ...this.#headers(undefined, this.#as), Accept: 'text/plain, */*' },
       signal,
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
@@ -383,7 +412,7 @@ export class KubeClient {
     opts: WatchOptions = {},
   ): AsyncGenerator<WatchEvent<T>> {
     const path = await this.#path(apiVersion, kind, opts.namespace);
-    await this.#limiter.take();
+    await this.#root.#limiterFor(this.#as).take();
     const query = queryString({
       watch: 1,
       labelSelector: opts.labelSelector,
@@ -395,7 +424,7 @@ export class KubeClient {
     const res = await this.#transport.openStream({
       method: 'GET',
       path: path + query,
-      headers: this.#headers(undefined, undefined),
+      headers: this.#headers(undefined, this.#as),
       signal: opts.signal,
     });
     if (res.statusCode < 200 || res.statusCode >= 300) {
