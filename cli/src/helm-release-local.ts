@@ -23,7 +23,6 @@ import { defaultHelmRenderLimits } from '@mooring/kustomize-operator/render';
 import { type KubeClient, type KubeObject, readObjectData } from '@mooring/runtime';
 import { parse } from 'yaml';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
-import { REPO_ROOT } from './cli-paths.ts';
 
 export interface LocalRelease {
   objects: KubeObject[];
@@ -131,8 +130,9 @@ export async function renderHelmReleaseLocally(
   chartRef: string | undefined,
   valuesFiles: string[] = [],
 ): Promise<LocalRelease> {
-  // The renderer module of this checkout, wherever the CLI bundle runs from.
-  process.env.MOORING_HELM_WASM ||= join(REPO_ROOT, 'bin/mooring-helm.wasm');
+  // The renderer module of the image, else of this checkout wherever the CLI bundle runs from (the
+  // CLI's paths load only then: the in-cluster UI runs from the image, with no checkout to find).
+  process.env.MOORING_HELM_WASM ||= join((await import('./cli-paths.ts')).REPO_ROOT, 'bin/mooring-helm.wasm');
   const namespace = hr.metadata.namespace ?? 'default';
   const {
     dir,

@@ -22,13 +22,18 @@ import {
   WaitingError,
 } from '@mooring/runtime';
 import { CliError } from './cli-error.ts';
-import { REPO_ROOT } from './cli-paths.ts';
 
-/** The operator's Helm limits, with the renderer module found from this checkout (the CLI may run from a bundle). */
-const helmSettings = (): HelmRenderSettings => ({
-  limits: defaultHelmRenderLimits,
-  wasmPath: process.env.MOORING_HELM_WASM || join(REPO_ROOT, 'bin/mooring-helm.wasm'),
-});
+/**
+ * The operator's Helm limits, with the renderer module of $MOORING_HELM_WASM (the image's) or else
+ * of this checkout (the CLI may run from a bundle). The CLI's paths load only in that case: the
+ * in-cluster UI renders from the image, where there is no checkout to find.
+ */
+async function helmSettings(): Promise<HelmRenderSettings> {
+  const wasmPath =
+    process.env.MOORING_HELM_WASM ||
+    join((await import('./cli-paths.ts')).REPO_ROOT, 'bin/mooring-helm.wasm');
+  return { limits: defaultHelmRenderLimits, wasmPath };
+}
 
 /** Splits a local directory into a confined root (the filesystem root) and a path inside it. */
 function confine(dir: string): { root: string; path: string } {
@@ -73,7 +78,7 @@ function isUnderExistingFolder(root: string, token: string): boolean {
 export async function renderDirectory(dir: string): Promise<string> {
   const { root, path } = confine(dir);
   try {
-    const helm = helmRenderer(helmSettings());
+    const helm = helmRenderer(await helmSettings());
     return toYAML(await build(createConfinedFs(root), path, { helm }));
   } catch (err) {
     if (err instanceof KustomizeError)
@@ -141,7 +146,7 @@ export async function renderKustomization(
       renderSteps(folderSource(root)),
       { ...spec, path },
       new AbortController().signal,
-      helmSettings(),
+      await helmSettings(),
     );
     return rendered.manifests as KubeObject[];
   } catch (err) {
