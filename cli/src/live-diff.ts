@@ -78,7 +78,15 @@ export async function diffAgainstCluster(
     } catch (err) {
       // A namespace the same render creates does not exist yet: the object is simply new.
       if (err instanceof ApiError && err.isNotFound && !live) merged = obj;
-      else throw new CliError(`server-side dry-run of ${id} failed: ${(err as Error).message}`, EXIT_ERROR);
+      else {
+        const failed = new CliError(
+          `server-side dry-run of ${id} failed: ${(err as Error).message}`,
+          EXIT_ERROR,
+        );
+        // The UI answers with the API server's own status: a refused dry run stays a 403.
+        failed.cause = err;
+        throw failed;
+      }
     }
     const before = normalize(live);
     const after = normalize(merged);

@@ -3,7 +3,8 @@ import { startLive } from './live.ts';
 import { renderDiff, renderObject } from './object-view.ts';
 import { renderOverview } from './overview.ts';
 
-// Every view has a hash URL: #/?filters, #/object/Kind/ns/name, #/diff/ns/name, #/graph?namespace=.
+// Every view has a hash URL: #/?filters, #/object/Kind/ns/name, #/diff/Kind/ns/name (#/diff/ns/name
+// is a Kustomization's), #/graph?namespace=.
 let stopView: () => void = () => undefined;
 
 function route(): void {
@@ -18,7 +19,10 @@ function route(): void {
     stopView = renderObject(main, parts[1]!, parts[2]!, parts[3]!);
   } else if (parts[0] === 'diff' && parts.length === 3) {
     view = 'object';
-    stopView = renderDiff(main, parts[1]!, parts[2]!);
+    stopView = renderDiff(main, 'Kustomization', parts[1]!, parts[2]!);
+  } else if (parts[0] === 'diff' && parts.length === 4) {
+    view = 'object';
+    stopView = renderDiff(main, parts[1]!, parts[2]!, parts[3]!);
   } else if (parts[0] === 'graph') {
     view = 'graph';
     stopView = renderGraph(main, params);

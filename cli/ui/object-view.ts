@@ -102,12 +102,8 @@ export function renderObject(main: HTMLElement, kind: string, namespace: string,
       d.suspended
         ? h('button', { type: 'button', onclick: () => void act('resume', 'Resuming') }, 'Resume')
         : h('button', { type: 'button', onclick: () => void act('suspend', 'Suspending') }, 'Suspend'),
-      kind === 'Kustomization' &&
-        h(
-          'a',
-          { href: `#/diff/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}` },
-          'Diff Git against the cluster',
-        ),
+      (kind === 'Kustomization' || kind === 'HelmRelease') &&
+        h('a', { href: diffHref(kind, namespace, name) }, 'Diff Git against the cluster'),
     );
     const why = d.why
       ? h(
@@ -226,20 +222,27 @@ function diffLines(patch: string): HTMLElement {
   return pre;
 }
 
+const diffPath = (kind: string, namespace: string, name: string): string =>
+  `${encodeURIComponent(kind)}/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`;
+
+/** The diff view's URL: `#/diff/<Kind>/<namespace>/<name>` (`#/diff/<namespace>/<name>` is a Kustomization's). */
+export const diffHref = (kind: string, namespace: string, name: string): string =>
+  `#/diff/${diffPath(kind, namespace, name)}`;
+
 /** The diff of Git (the source's artifact, rendered as the operator would) against the live cluster. */
-export function renderDiff(main: HTMLElement, namespace: string, name: string): () => void {
+export function renderDiff(main: HTMLElement, kind: string, namespace: string, name: string): () => void {
   const body = h('div', { 'aria-busy': 'true' }, h('p', { class: 'muted' }, 'rendering and dry-running…'));
   main.replaceChildren(
-    h('h1', {}, `Diff: Kustomization ${namespace}/${name}`),
+    h('h1', {}, `Diff: ${kind} ${namespace}/${name}`),
     h(
       'p',
       {},
-      h('a', { href: objectHref('Kustomization', namespace, name) }, 'back to the object'),
+      h('a', { href: objectHref(kind, namespace, name) }, 'back to the object'),
       h('span', { class: 'muted' }, ' · Git against the live cluster, Secret values masked'),
     ),
     body,
   );
-  getJson<{ diffs: ObjectDiff[] }>(`/api/diff/${encodeURIComponent(namespace)}/${encodeURIComponent(name)}`)
+  getJson<{ diffs: ObjectDiff[] }>(`/api/diff/${diffPath(kind, namespace, name)}`)
     .then(({ diffs }) => {
       body.setAttribute('aria-busy', 'false');
       if (diffs.length === 0)

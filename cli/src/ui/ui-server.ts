@@ -5,7 +5,7 @@ import type { KubeClient } from '@mooring/runtime';
 import { describeError } from '../cli-error.ts';
 import { ACTIONS, type Action, performAction } from './actions.ts';
 import { streamChanges } from './change-stream.ts';
-import { gitDiff } from './git-diff.ts';
+import { DIFF_KINDS, gitDiff, isDiffKind, refusalStatusOf } from './git-diff.ts';
 import { crossSiteRefusal, type InClusterAuth, UiSessions } from './in-cluster-auth.ts';
 import { loginPage } from './login-page.ts';
 import { objectDetail } from './object-detail.ts';
@@ -24,7 +24,7 @@ export interface UiServerOptions {
   token?: string;
   /**
    * Served in the cluster for many users instead of on loopback for one: who asks is learnt from
-   * `auth`, reads use `client` (a view-only ServiceAccount) and actions impersonate the user.
+   * `auth`, reads use `client` (a view-only ServiceAccount), and actions and diffs impersonate the user.
    */
   inCluster?: { auth: InClusterAuth; host: string; allowedOrigin?: string };
 }
@@ -139,17 +139,20 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
         ? send(res, 200, detail)
         : send(res, 404, { message: `${parts[2]} ${parts[3]}/${parts[4]} not found` });
     }
-    if (req.method === 'GET' && parts[1] === 'diff' && parts.length === 4) {
-      // The diff is a server-side dry run, a write the view-only account may not make.
-      if (sessions)
-        return send(res, 501, {
-          message:
-            'the in-cluster UI shows no diff: run `mooring diff kustomization` with your own credentials',
-        });
+    if (req.method === 'GET' && parts[1] === 'diff' && (parts.length === 4 || parts.length === 5)) {
+      // /api/diff/<namespace>/<name> is a Kustomization's; /api/diff/<Kind>/<namespace>/<name> any kind's.
+      const [kind, ns, name] = (
+        parts.length === 4 ? ['Kustomization', ...parts.slice(2)] : parts.slice(2)
+      ) as [string, string, string];
+      if (!isDiffKind(kind))
+        return send(res, 404, { message: `the diff is of ${DIFF_KINDS.join(' or ')} objects, not ${kind}` });
+      // In the cluster as the signed-in user, not the view account: its dry runs are writes, and
+      // what the user may read (a decryption Secret, the live objects) is for RBAC to decide.
+      const asUser = identity ? client.impersonating(identity) : client;
       try {
-        return send(res, 200, { diffs: await gitDiff(client, index, parts[2]!, parts[3]!) });
+        return send(res, 200, { diffs: await gitDiff(asUser, index, kind, ns, name) });
       } catch (err) {
-        return send(res, 422, { message: describeError(err) });
+        return send(res, refusalStatusOf(err) ?? 422, { message: describeError(err) });
       }
     }
     if (req.method === 'POST' && path === '/api/action') {
