@@ -1,7 +1,8 @@
 // The in-cluster UI (config/ui) on the real control plane. No kubelet runs, so the server runs as
 // a local process with what a pod would have: the token the API server issued to its
 // ServiceAccount, bound to config/ui's own ClusterRoles. Users sign in with their tokens
-// (TokenReview) or come through an authenticating proxy; actions impersonate them, so RBAC decides.
+// (TokenReview) or come through an authenticating proxy; actions and diffs impersonate them, so RBAC
+// decides.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -9,12 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, type TestContext, test } from 'node:test';
 import { promisify } from 'node:util';
-import { KUSTOMIZE_API_VERSION } from '@mooring/api';
+import { HELM_API_VERSION, KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import type { KubeClient, KubeObject } from '@mooring/runtime';
-import { eventually, testCluster, testNamespace } from '@mooring/test/harness';
+import { eventually, GitServer, testCluster, testNamespace } from '@mooring/test/harness';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import type { ObjectDiff } from '../src/live-diff.ts';
+import { startGitOpsOperators } from './gitops-operators.ts';
 import { CLI_MAIN, mooring } from './run-cli.ts';
-import { call } from './ui-http.ts';
+import { call, type Reply } from './ui-http.ts';
 
 const run = promisify(execFile);
 const ROOT = join(import.meta.dirname, '../..');
@@ -135,10 +138,14 @@ async function world(t: TestContext): Promise<World> {
 }
 
 // The operator image's /app, bundled once for this file: the UI runs from it as the image runs it.
+// Removed when the file ends: an after() registered inside the first test that bundles would run
+// when that test ends, and the later tests would find no bundle.
 let app: Promise<string> | undefined;
+let appTmp: string | undefined;
+after(() => (appTmp ? rm(appTmp, { recursive: true, force: true }) : undefined));
 const bundledApp = () => {
   app ??= mkdtemp(join(tmpdir(), 'mooring-ui-app-')).then(async (dir) => {
-    after(() => rm(dir, { recursive: true, force: true }));
+    appTmp = dir;
     const { bundleOperators } = await import('../../hack/lib/bundle-operators.ts');
     return (await bundleOperators(join(dir, 'app'))).appDir;
   });
@@ -163,7 +170,13 @@ async function startServer(
     env: {
       ...process.env,
       KUBECONFIG: w.kubeconfig,
-      ...(dir ? { MOORING_UI_PAGE_DIR: join(dir, 'dist/ui-page') } : {}),
+      // What the image sets: the prebuilt page, and the Helm renderer the diff's render loads.
+      ...(dir
+        ? {
+            MOORING_UI_PAGE_DIR: join(dir, 'dist/ui-page'),
+            MOORING_HELM_WASM: join(ROOT, 'bin/mooring-helm.wasm'),
+          }
+        : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -348,4 +361,216 @@ test('in-cluster UI behind a proxy: X-Remote-User is believed only with the prox
   });
   assert.equal(alice.status, 200, alice.body);
   assert.ok(!output().includes(secret), 'no secret in the output');
+});
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+
+test("in-cluster UI diff as the signed-in user: an editor sees a hand edit with the Secret masked, a reader gets the API server's refusal of the dry run", async (t) => {
+  const w = await world(t);
+  // Git declares a ConfigMap and a Secret; the source operator serves the artifact the diff renders.
+  const git = await GitServer.start();
+  t.after(() => git.close());
+  const repo = await git.createRepo('platform');
+  const fromGit = 'pa55-declared-in-git';
+  const byHand = 'pa55-set-by-hand';
+  await repo.commit({
+    'apps/kustomization.yaml': 'resources: [settings.yaml, credentials.yaml]\n',
+    'apps/settings.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: ${w.ns}\ndata:\n  registry: registry.example\n`,
+    'apps/credentials.yaml': `apiVersion: v1\nkind: Secret\nmetadata:\n  name: credentials\n  namespace: ${w.ns}\ndata:\n  password: ${b64(fromGit)}\n`,
+  });
+  await startGitOpsOperators(t, w.ns);
+  await w.client.create({
+    apiVersion: SOURCE_API_VERSION,
+    kind: 'GitRepository',
+    metadata: { name: 'platform', namespace: w.ns },
+    spec: { url: repo.url, interval: '1h', ref: { branch: 'main' } },
+  });
+  const cmKey = { apiVersion: 'v1', kind: 'ConfigMap', namespace: w.ns, name: 'settings' };
+  const secretKey = { apiVersion: 'v1', kind: 'Secret', namespace: w.ns, name: 'credentials' };
+  // Ready first, so no reconcile still due puts the hand edits back before the diff sees them.
+  await eventually(
+    'the Kustomization applied both objects',
+    async () => {
+      const ks = await w.client.get<
+        KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
+      >({ apiVersion: KUSTOMIZE_API_VERSION, kind: 'Kustomization', namespace: w.ns, name: 'apps' });
+      return (
+        ks.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') &&
+        (await w.client.getOrUndefined(cmKey)) &&
+        (await w.client.getOrUndefined(secretKey))
+      );
+    },
+    120_000,
+  );
+  await w.client.mergePatch(cmKey, { data: { registry: 'hand-edited.example' } });
+  await w.client.mergePatch(secretKey, { data: { password: b64(byHand) } });
+
+  // The editor may read and patch ConfigMaps and Secrets; the viewer may only read ConfigMaps.
+  // The UI's own account may do neither: only the user's rights can make the diff.
+  const create = (o: object) =>
+    w.client.create({ ...(o as KubeObject), metadata: { ...(o as KubeObject).metadata, namespace: w.ns } });
+  const coreRole = (name: string, resources: string[], verbs: string[]) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name },
+    rules: [{ apiGroups: [''], resources, verbs }],
+  });
+  await create(coreRole('patch-config', ['configmaps', 'secrets'], ['get', 'patch']));
+  await create(coreRole('read-config', ['configmaps'], ['get', 'list', 'watch']));
+  const sub = (name: string) => ({ kind: 'ServiceAccount', name, namespace: w.ns });
+  await create(binding('RoleBinding', 'editor-config', 'Role', 'patch-config', sub('editor')));
+  await create(binding('RoleBinding', 'viewer-config', 'Role', 'read-config', sub('viewer')));
+
+  const { port, output } = await startServer(t, w, ['--auth', 'token'], 'image');
+  const replies: Reply[] = [];
+  const diffAs = async (token: string) => {
+    const reply = await call(port, `/api/diff/${w.ns}/apps`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    replies.push(reply);
+    return reply;
+  };
+
+  // Polled: the UI's watch must first see the source's artifact, and RBAC its new bindings.
+  const edited = await eventually(
+    "the editor's diff",
+    async () => {
+      const reply = await diffAs(w.tokens.editor);
+      if (reply.status !== 200) throw new Error(`${reply.status} ${reply.body}`);
+      return JSON.parse(reply.body) as { diffs: ObjectDiff[] };
+    },
+    120_000,
+  );
+  const byId = new Map(edited.diffs.map((d) => [d.id, d]));
+  const config = byId.get(`ConfigMap/${w.ns}/settings`);
+  const secret = byId.get(`Secret/${w.ns}/credentials`);
+  assert.ok(config && secret, JSON.stringify(edited));
+  assert.equal(config.change, 'configured');
+  assert.match(config.patch, /^-\s+registry: hand-edited\.example$/m);
+  assert.match(config.patch, /^\+\s+registry: registry\.example$/m);
+  assert.equal(secret.change, 'configured', 'the hand-set password shows as a changed line');
+  assert.match(secret.patch, /^-\s+password: "\*\*\* \(before\)"$/m);
+  assert.match(secret.patch, /^\+\s+password: "\*\*\* \(after\)"$/m);
+
+  const refused = await eventually(
+    "the viewer's diff refused at the dry run",
+    async () => {
+      const reply = await diffAs(w.tokens.viewer);
+      return reply.status === 403 && /cannot patch/.test(reply.body) ? reply : undefined;
+    },
+    60_000,
+  );
+  assert.match(
+    JSON.parse(refused.body).message,
+    new RegExp(
+      `server-side dry-run of ConfigMap/${w.ns}/settings failed: .*User "system:serviceaccount:${w.ns}:viewer" cannot patch resource "configmaps"`,
+    ),
+  );
+
+  for (const reply of replies)
+    for (const value of [fromGit, byHand, b64(fromGit), b64(byHand)])
+      assert.ok(!reply.body.includes(value), 'no Secret value, plain or base64, in any reply');
+  for (const token of Object.values(w.tokens)) {
+    assert.ok(!output().includes(token), 'no token in the output');
+    assert.ok(!replies.some((r) => r.body.includes(token)), 'no token in a reply');
+  }
+});
+
+test('in-cluster UI diff of a HelmRelease as the signed-in user: the chart its HelmChart holds, rendered as the operator would, against a hand edit', async (t) => {
+  const w = await world(t);
+  const git = await GitServer.start();
+  t.after(() => git.close());
+  const repo = await git.createRepo('charts');
+  await repo.commit({
+    'charts/tiny/Chart.yaml': 'apiVersion: v2\nname: tiny\nversion: 0.1.0\n',
+    'charts/tiny/values.yaml': 'greeting: hi\n',
+    'charts/tiny/templates/config.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  greeting: {{ .Values.greeting | quote }}\n',
+  });
+  await startGitOpsOperators(t, w.ns);
+  await w.client.create({
+    apiVersion: SOURCE_API_VERSION,
+    kind: 'GitRepository',
+    metadata: { name: 'charts', namespace: w.ns },
+    spec: { url: repo.url, interval: '1h', ref: { branch: 'main' } },
+  });
+  const hrKey = { apiVersion: HELM_API_VERSION, kind: 'HelmRelease', namespace: w.ns, name: 'web' };
+  await w.client.create({
+    ...hrKey,
+    metadata: { name: 'web', namespace: w.ns },
+    spec: {
+      interval: '1h',
+      chart: {
+        spec: {
+          chart: './charts/tiny',
+          sourceRef: { kind: 'GitRepository', name: 'charts' },
+          interval: '1h',
+        },
+      },
+      values: { greeting: 'hello' },
+    },
+  } as KubeObject);
+  const cmKey = { apiVersion: 'v1', kind: 'ConfigMap', namespace: w.ns, name: 'web-config' };
+  await eventually(
+    'the HelmRelease installed',
+    async () => {
+      const hr = await w.client.get<
+        KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
+      >(hrKey);
+      return (
+        hr.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') &&
+        (await w.client.getOrUndefined(cmKey))
+      );
+    },
+    180_000,
+  );
+  await w.client.mergePatch(cmKey, { data: { greeting: 'tampered' } });
+  // What `mooring diff helmrelease` reads, as the editor: the HelmChart, the release history
+  // (Helm's Secrets) and the objects it dry-runs.
+  const create = (o: object) =>
+    w.client.create({ ...(o as KubeObject), metadata: { ...(o as KubeObject).metadata, namespace: w.ns } });
+  await create({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'diff-releases' },
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'patch'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['list'] },
+      { apiGroups: ['source.mooring.dev'], resources: ['helmcharts'], verbs: ['get'] },
+    ],
+  });
+  await create(
+    binding('RoleBinding', 'editor-releases', 'Role', 'diff-releases', {
+      kind: 'ServiceAccount',
+      name: 'editor',
+      namespace: w.ns,
+    }),
+  );
+
+  const { port } = await startServer(t, w, ['--auth', 'token'], 'image');
+  const edited = await eventually(
+    "the editor's diff of the HelmRelease",
+    async () => {
+      const reply = await call(port, `/api/diff/HelmRelease/${w.ns}/web`, {
+        headers: { authorization: `Bearer ${w.tokens.editor}` },
+      });
+      if (reply.status !== 200) throw new Error(`${reply.status} ${reply.body}`);
+      return JSON.parse(reply.body) as { diffs: ObjectDiff[] };
+    },
+    120_000,
+  );
+  const config = edited.diffs.find((d) => d.id === `ConfigMap/${w.ns}/web-config`);
+  assert.ok(config, JSON.stringify(edited));
+  assert.equal(config.change, 'configured');
+  assert.match(config.patch, /^-\s+greeting: tampered$/m);
+  assert.match(config.patch, /^\+\s+greeting: hello$/m);
+
+  const notDiffable = await call(port, `/api/diff/GitRepository/${w.ns}/charts`, {
+    headers: { authorization: `Bearer ${w.tokens.editor}` },
+  });
+  assert.equal(notDiffable.status, 404);
+  assert.match(
+    JSON.parse(notDiffable.body).message,
+    /Kustomization or HelmRelease objects, not GitRepository/,
+  );
 });
