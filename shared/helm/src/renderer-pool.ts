@@ -90,8 +90,9 @@ export class HelmRendererPool {
           ? worker.idle // `use` failed before handing the chart over
           : (outcome.kind === 'ok' || outcome.kind === 'helm-error') &&
             outcome.memoryBytes <= this.retireAboveBytes;
-      const reusable = worker.clearChart() && consistent;
-      this.release(slot, reusable);
+      // Emptying the chart directory (a large chart: hundreds of files) is off the caller's path:
+      // the renderer takes the next chart only once it is empty.
+      void worker.clearChart().then((cleared) => this.release(slot, cleared && consistent));
     }
   }
 

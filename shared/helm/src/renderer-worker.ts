@@ -2,7 +2,8 @@
 // (wasi-worker.mjs), its own scratch directory (the preopened chart directory and the guest's
 // stderr) and the shared buffer through which the guest's `lookup` waits for the host's answer.
 // It renders one chart at a time; after a timeout, a trap or a panic it is dead and never reused.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
+import { readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -213,12 +214,15 @@ export class RendererWorker {
    * Empties a chart directory of its own, so the next render sees nothing of this one's chart;
    * false when something is left (the worker must then not be reused).
    */
-  clearChart(): boolean {
+  async clearChart(): Promise<boolean> {
     if (!this.ownsChartDir) return true;
     try {
-      for (const entry of readdirSync(this.chartDir))
-        rmSync(join(this.chartDir, entry), { recursive: true, force: true });
-      return readdirSync(this.chartDir).length === 0;
+      await Promise.all(
+        (await readdir(this.chartDir)).map((entry) =>
+          rm(join(this.chartDir, entry), { recursive: true, force: true }),
+        ),
+      );
+      return (await readdir(this.chartDir)).length === 0;
     } catch {
       return false;
     }
