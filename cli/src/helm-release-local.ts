@@ -23,6 +23,7 @@ import { defaultHelmRenderLimits } from '@mooring/kustomize-operator/render';
 import { type KubeClient, type KubeObject, readObjectData } from '@mooring/runtime';
 import { parse } from 'yaml';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
+import { helmWasmPath } from './helm-wasm-path.ts';
 
 export interface LocalRelease {
   objects: KubeObject[];
@@ -130,9 +131,7 @@ export async function renderHelmReleaseLocally(
   chartRef: string | undefined,
   valuesFiles: string[] = [],
 ): Promise<LocalRelease> {
-  // The renderer module of the image, else of this checkout wherever the CLI bundle runs from (the
-  // CLI's paths load only then: the in-cluster UI runs from the image, with no checkout to find).
-  process.env.MOORING_HELM_WASM ||= join((await import('./cli-paths.ts')).REPO_ROOT, 'bin/mooring-helm.wasm');
+  process.env.MOORING_HELM_WASM ||= await helmWasmPath();
   const namespace = hr.metadata.namespace ?? 'default';
   const {
     dir,

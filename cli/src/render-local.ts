@@ -22,17 +22,11 @@ import {
   WaitingError,
 } from '@mooring/runtime';
 import { CliError } from './cli-error.ts';
+import { helmWasmPath } from './helm-wasm-path.ts';
 
-/**
- * The operator's Helm limits, with the renderer module of $MOORING_HELM_WASM (the image's) or else
- * of this checkout (the CLI may run from a bundle). The CLI's paths load only in that case: the
- * in-cluster UI renders from the image, where there is no checkout to find.
- */
+/** The operator's Helm limits, with the renderer module of the image or of this checkout. */
 async function helmSettings(): Promise<HelmRenderSettings> {
-  const wasmPath =
-    process.env.MOORING_HELM_WASM ||
-    join((await import('./cli-paths.ts')).REPO_ROOT, 'bin/mooring-helm.wasm');
-  return { limits: defaultHelmRenderLimits, wasmPath };
+  return { limits: defaultHelmRenderLimits, wasmPath: await helmWasmPath() };
 }
 
 /** Splits a local directory into a confined root (the filesystem root) and a path inside it. */
