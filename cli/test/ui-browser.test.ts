@@ -76,6 +76,13 @@ test('mooring ui in chromium: overview, a broken commit and why, the graph, acti
     .waitFor({ state: 'attached' });
   await page.locator(`g.node[data-id="ConfigMap/${ns}/model-server"]`).waitFor();
   await page.screenshot({ path: join(SHOTS, 'graph.png') });
+  // The name filter draws the trees whose name matches (infra's alone) and keeps the source.
+  await page.getByLabel('Name contains').fill('infra');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await page.waitForURL(/#\/graph\?search=infra$/);
+  await page.locator(`g.node[data-id="Kustomization/${ns}/apps"]`).waitFor({ state: 'detached' });
+  await page.locator(`g.node[data-id="Kustomization/${ns}/infra"]`).waitFor();
+  await page.locator(`g.node[data-id="GitRepository/${ns}/platform"]`).waitFor();
 
   // A broken commit, fetched through the page's "Reconcile with source": apps turns red with the
   // build error, failing first in the overview, and its page says why.

@@ -1,10 +1,8 @@
-import dagre from '@dagrejs/dagre';
-import { type Graph, getJson, query } from './api.ts';
+import { rowMatchesSearch } from '../src/ui/row-search.ts';
+import { type Graph, getJson, query, type RowChange } from './api.ts';
 import { h, objectHref, s } from './dom.ts';
-import { onChanges } from './live.ts';
-
-const NODE_W = 190;
-const NODE_H = 40;
+import { type Layout, layOut, NODE_H, NODE_W } from './graph-layout.ts';
+import { onChanges, RESYNC } from './live.ts';
 
 interface View {
   x: number;
@@ -13,17 +11,40 @@ interface View {
   h: number;
 }
 
-/** Lays the graph out left to right (dagre) and draws it as SVG; nodes of Mooring objects are links. */
-function draw(svg: SVGSVGElement, graph: Graph): View {
-  const g = new dagre.graphlib.Graph();
-  g.setGraph({ rankdir: 'LR', nodesep: 14, ranksep: 60, marginx: 10, marginy: 10 });
-  g.setDefaultEdgeLabel(() => ({}));
-  for (const n of graph.nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
-  for (const e of graph.edges) g.setEdge(e.from, e.to);
-  dagre.layout(g);
-  const edges = graph.edges.map((e) => {
-    const points =
-      (g.edge(e.from, e.to) as { points?: { x: number; y: number }[] } | undefined)?.points ?? [];
+let layoutWorker: Worker | undefined;
+let layoutSeq = 0;
+
+/**
+ * The layout of `graph`, computed in a worker (the bundle's graph-layout-worker.js) so the page
+ * stays responsive; on the page's own thread where workers are not available.
+ */
+function layoutOf(graph: Graph): Promise<Layout> {
+  if (typeof Worker === 'undefined') return Promise.resolve(layOut(graph));
+  layoutWorker ??= new Worker('/graph-layout-worker.js', { type: 'module' });
+  const worker = layoutWorker;
+  const seq = ++layoutSeq;
+  return new Promise((resolve, reject) => {
+    const onMessage = (ev: MessageEvent<{ seq: number; layout: Layout }>): void => {
+      if (ev.data.seq !== seq) return;
+      worker.removeEventListener('message', onMessage);
+      worker.removeEventListener('error', onError);
+      resolve(ev.data.layout);
+    };
+    const onError = (ev: ErrorEvent): void => {
+      worker.removeEventListener('message', onMessage);
+      worker.removeEventListener('error', onError);
+      reject(new Error(`the graph's layout failed: ${ev.message}`));
+    };
+    worker.addEventListener('message', onMessage);
+    worker.addEventListener('error', onError);
+    worker.postMessage({ seq, graph: { nodes: graph.nodes, edges: graph.edges } });
+  });
+}
+
+/** Draws the laid-out graph as SVG; nodes of Mooring objects are links. */
+function draw(svg: SVGSVGElement, graph: Graph, layout: Layout): View {
+  const edges = graph.edges.map((e, i) => {
+    const points = layout.edges[i] ?? [];
     const d = points.map((p, i) => `${i ? 'L' : 'M'}${p.x},${p.y}`).join(' ');
     return s('path', {
       class: `edge ${e.type}`,
@@ -35,7 +56,7 @@ function draw(svg: SVGSVGElement, graph: Graph): View {
     });
   });
   const nodes = graph.nodes.map((n) => {
-    const p = g.node(n.id);
+    const p = layout.nodes[n.id] ?? { x: 0, y: 0 };
     const label = n.name.length > 26 ? `${n.name.slice(0, 25)}…` : n.name;
     const box = s(
       'g',
@@ -77,13 +98,13 @@ function draw(svg: SVGSVGElement, graph: Graph): View {
     ),
   );
   svg.replaceChildren(defs, ...edges, ...nodes);
-  const label = g.graph();
-  return { x: 0, y: 0, w: Math.max(label.width ?? 400, 200), h: Math.max(label.height ?? 300, 150) };
+  return { x: 0, y: 0, w: Math.max(layout.width, 200), h: Math.max(layout.height, 150) };
 }
 
 /** The delivery graph: sources and sets → Kustomizations/HelmReleases → applied objects, dependsOn edges; zoom and pan. */
 export function renderGraph(main: HTMLElement, params: URLSearchParams): () => void {
   const namespace = params.get('namespace') ?? '';
+  const search = params.get('search') ?? '';
   const svg = s('svg', {
     id: 'graph',
     role: 'img',
@@ -108,6 +129,12 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
     value: namespace,
     placeholder: 'every namespace',
   }) as HTMLInputElement;
+  const searchInput = h('input', {
+    type: 'search',
+    name: 'search',
+    value: search,
+    placeholder: 'any name',
+  }) as HTMLInputElement;
   main.replaceChildren(
     h('h1', {}, 'Graph'),
     h(
@@ -116,10 +143,11 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
         class: 'filters',
         onsubmit: (ev: Event) => {
           ev.preventDefault();
-          location.hash = `#/graph${query({ namespace: nsInput.value })}`;
+          location.hash = `#/graph${query({ namespace: nsInput.value, search: searchInput.value })}`;
         },
       },
       h('label', {}, 'Namespace', nsInput),
+      h('label', {}, 'Name contains', searchInput),
       h('button', { type: 'submit' }, 'Show'),
       h('button', { type: 'button', 'aria-label': 'Zoom in', onclick: () => zoom(0.8) }, '+'),
       h('button', { type: 'button', 'aria-label': 'Zoom out', onclick: () => zoom(1.25) }, '−'),
@@ -191,12 +219,17 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
   });
   let first = true;
   let latest = 0;
+  let drawn: Graph | undefined;
   const load = async (): Promise<void> => {
     const seq = ++latest;
-    const graph = await getJson<Graph>(`/api/graph${query({ namespace })}`);
+    const graph = await getJson<Graph>(`/api/graph${query({ namespace, search })}`);
     if (seq !== latest) return;
-    const laid = draw(svg, graph);
-    note.textContent = `${graph.nodes.length} nodes, ${graph.edges.length} edges${graph.truncated ? ' (applied objects cut at 2,000: pick a namespace)' : ''}`;
+    if (first) note.textContent = `laying out ${graph.nodes.length.toLocaleString('en')} nodes…`;
+    const layout = await layoutOf(graph);
+    if (seq !== latest) return;
+    const laid = draw(svg, graph, layout);
+    drawn = graph;
+    note.textContent = summary(graph);
     if (first) {
       view = laid;
       first = false;
@@ -207,5 +240,30 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
     note.textContent = (err as Error).message;
   };
   load().catch(fail);
-  return onChanges(() => void load().catch(fail), 500);
+  return onChanges((changes) => {
+    if (!drawn || changes === RESYNC || changes.some((c) => changesDrawing(drawn!, c, namespace, search)))
+      load().catch(fail);
+  }, 500);
+}
+
+/** How much of the filtered graph is drawn, and how to see the rest when it was cut. */
+function summary(graph: Graph): string {
+  const counts = `${graph.nodes.length} nodes, ${graph.edges.length} edges`;
+  if (!graph.truncated) return counts;
+  const { shown, total } = graph.appliers;
+  return `${counts}: the ${shown.toLocaleString('en')} of ${total.toLocaleString('en')} Kustomizations, HelmReleases and sets that fit, failing first (the graph is cut at ${graph.maxNodes.toLocaleString('en')} nodes). Pick a namespace or a name to see the others.`;
+}
+
+/**
+ * Whether a change can alter what is drawn: a drawn object changed or left, or a matching one came
+ * or now fails (a cut graph draws failing trees first). A layout costs seconds at a thousand nodes:
+ * the page is not laid out again for the other 4,000 objects' status writes.
+ */
+function changesDrawing(graph: Graph, change: RowChange, namespace: string, search: string): boolean {
+  if (graph.nodes.some((n) => n.id === change.key)) return true;
+  if (change.type === 'delete') return false;
+  const row = change.row;
+  if (namespace && row.namespace !== namespace) return false;
+  if (!rowMatchesSearch(row, search)) return false;
+  return !graph.truncated || row.state === 'failed';
 }

@@ -2,6 +2,7 @@ import { KINDS, type KindDefinition } from '@mooring/api';
 import { Informer, type KubeClient, type KubeObject } from '@mooring/runtime';
 import { apiVersionOf } from '../kinds.ts';
 import { type ObjectRow, rowOf, STATES } from './object-row.ts';
+import { rowMatchesSearch } from './row-search.ts';
 
 /** A change the page hears about: the row as it is now, or its key when the object is gone. */
 export interface RowChange {
@@ -142,7 +143,6 @@ export class ObjectIndex {
 
   /** The rows that match `q`, failing first, then by kind, namespace and name; one page of them. */
   query(q: RowQuery): RowPage {
-    const search = q.search?.trim().toLowerCase();
     const labels = labelMatcher(q.label);
     const rows: ObjectRow[] = [];
     const namespaces = new Set<string>();
@@ -153,13 +153,7 @@ export class ObjectIndex {
       if (q.namespace && row.namespace !== q.namespace) continue;
       if (q.kind && row.kind !== q.kind) continue;
       if (labels && !labels(object.metadata.labels ?? {})) continue;
-      if (
-        search &&
-        !`${row.kind}/${row.namespace}/${row.name} ${row.message} ${row.revision}`
-          .toLowerCase()
-          .includes(search)
-      )
-        continue;
+      if (!rowMatchesSearch(row, q.search)) continue;
       counts.kind[row.kind] = (counts.kind[row.kind] ?? 0) + 1;
       counts.state[row.state] = (counts.state[row.state] ?? 0) + 1;
       if (q.state && row.state !== q.state) continue;

@@ -43,7 +43,8 @@ export async function buildPage(): Promise<PageFiles> {
   // native binary from its own file's path.
   const { build } = createRequire(join(CLI_DIR, 'package.json'))('esbuild') as typeof import('esbuild');
   const result = await build({
-    entryPoints: [join(PAGE_DIR, 'main.ts')],
+    // The graph's layout runs in a worker of its own file.
+    entryPoints: [join(PAGE_DIR, 'main.ts'), join(PAGE_DIR, 'graph-layout-worker.ts')],
     bundle: true,
     format: 'esm',
     target: 'es2022',

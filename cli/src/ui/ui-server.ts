@@ -132,7 +132,14 @@ export async function startUiServer(options: UiServerOptions): Promise<UiServer>
     }
     if (req.method === 'GET' && path === '/api/changes') return streamChanges(index, req, res);
     if (req.method === 'GET' && path === '/api/graph')
-      return send(res, 200, objectGraph(index, url.searchParams.get('namespace') || undefined));
+      return send(
+        res,
+        200,
+        objectGraph(index, {
+          namespace: url.searchParams.get('namespace') || undefined,
+          search: url.searchParams.get('search') || undefined,
+        }),
+      );
     if (req.method === 'GET' && parts[1] === 'object' && parts.length === 5) {
       const detail = await objectDetail(client, index, parts[2]!, parts[3]!, parts[4]!);
       return detail
