@@ -1,6 +1,6 @@
-// The test runner's split into files that need a cluster and files that don't (hack/lib/test-files.ts),
-// and what `run-tests --unit` promises: only cluster-free files, no control plane, a failing test
-// fails the run.
+// The test runner's split into unit, integration and cluster files (hack/lib/test-files.ts), and
+// what `run-tests --unit` promises: only unit files, no control plane and no servers or tools, a
+// failing test fails the run, the slowest files named.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,33 +30,42 @@ describe('the classification of the repository’s own test files', () => {
     cacheFile: join(repoRoot, '.mooring/test-imports.json'),
   });
 
-  test('a test of pure code needs no cluster', () => {
-    assert.deepEqual(classifier.classify('shared/kstatus/src/pod.test.ts'), { needsCluster: false, via: [] });
+  test('a test of pure code is a unit test', () => {
+    assert.deepEqual(classifier.classify('shared/kstatus/src/pod.test.ts'), { kind: 'unit', via: [] });
+    assert.equal(classifier.classify('hack/gen-operations-doc.test.ts').kind, 'unit'); // repoRoot only
   });
 
-  test('importing GitServer from the harness barrel, which also exports testCluster, needs no cluster', () => {
-    assert.equal(classifier.classify('cli/test/bootstrap.test.ts').needsCluster, false);
-    assert.equal(classifier.classify('hack/gen-operations-doc.test.ts').needsCluster, false); // repoRoot only
+  test('starting a real server or tool, without a cluster, makes an integration test', () => {
+    // GitServer from the harness barrel, which also exports testCluster: git http-backend, no cluster.
+    assert.deepEqual(classifier.classify('cli/test/bootstrap.test.ts'), {
+      kind: 'integration',
+      via: ['GitServer in test/harness/git-server.ts'],
+    });
+    assert.equal(classifier.classify('test/harness/ssh-git-server.test.ts').kind, 'integration');
+    assert.equal(classifier.classify('test/operator-image-build.test.ts').kind, 'integration');
+    // The mooring command end to end, in processes of its own.
+    assert.deepEqual(classifier.classify('cli/test/plan.test.ts').via, ['mooring in cli/test/run-cli.ts']);
   });
 
   test('a test that starts a control plane or calls testCluster needs one, and the chain says how', () => {
     const plane = classifier.classify('test/control-plane.test.ts');
-    assert.equal(plane.needsCluster, true);
+    assert.equal(plane.kind, 'cluster');
     assert.match(plane.via.join(' → '), /^(up|down) in hack\/lib\/control-plane\.ts$/);
     const tenant = classifier.classify('cli/test/tenant.test.ts');
-    assert.equal(tenant.needsCluster, true);
+    assert.equal(tenant.kind, 'cluster');
     assert.deepEqual(tenant.via, [
       'test/harness/in-process-operators.ts',
       'testCluster in test/harness/cluster.ts',
     ]);
     // Its plane comes up through `bash hack/demo`; stopping it with down() gives it away.
-    assert.equal(classifier.classify('hack/demo.test.ts').needsCluster, true);
+    assert.equal(classifier.classify('hack/demo.test.ts').kind, 'cluster');
   });
 
-  test('the suite splits both ways', () => {
-    const verdicts = findTestFiles(repoRoot).map((f) => classifier.classify(f).needsCluster);
-    assert.ok(verdicts.filter(Boolean).length >= 30, 'the cluster tests');
-    assert.ok(verdicts.filter((v) => !v).length >= 80, 'the unit tests');
+  test('the suite splits three ways', () => {
+    const verdicts = findTestFiles(repoRoot).map((f) => classifier.classify(f).kind);
+    assert.ok(verdicts.filter((k) => k === 'cluster').length >= 30, 'the cluster tests');
+    assert.ok(verdicts.filter((k) => k === 'integration').length >= 15, 'the integration tests');
+    assert.ok(verdicts.filter((k) => k === 'unit').length >= 80, 'the unit tests');
   });
 });
 
@@ -91,9 +100,9 @@ describe('the import graph', () => {
     'cycle.test.ts': "import { a } from './lib/cycle-a.ts';\n",
   });
   const classifier = new TestClassifier(root, {
-    entryPoints: { 'test/harness/cluster.ts': ['testCluster'] },
+    entryPoints: { cluster: { 'test/harness/cluster.ts': ['testCluster'] } },
   });
-  const needs = (file: string): boolean => classifier.classify(file).needsCluster;
+  const needs = (file: string): boolean => classifier.classify(file).kind === 'cluster';
 
   test('names are followed through barrels and export *, to the module that defines them', () => {
     assert.equal(needs('pure.test.ts'), false);
@@ -110,7 +119,7 @@ describe('the import graph', () => {
     assert.equal(needs('dynamic.test.ts'), true);
     assert.equal(needs('cycle.test.ts'), true);
     // Asked again, from the other side of the cycle: the first answer was not cached as "pure".
-    assert.equal(classifier.classify(join(root, 'lib/cycle-b.ts')).needsCluster, true);
+    assert.equal(classifier.classify(join(root, 'lib/cycle-b.ts')).kind, 'cluster');
   });
 
   test('type-only imports and text that only looks like an import need nothing', () => {
@@ -121,6 +130,51 @@ describe('the import graph', () => {
   test('direct and whole-module imports of the entry point need a cluster', () => {
     assert.equal(needs('direct.test.ts'), true);
     assert.equal(needs('namespace.test.ts'), true);
+  });
+});
+
+describe('integration and cluster entry points together', () => {
+  const root = tree('kinds', {
+    'package.json': JSON.stringify({ workspaces: [] }),
+    'harness/cluster.ts': 'export function testCluster() {}\n',
+    'harness/git.ts': 'export class GitServer {}\nexport function uniqueName() {}\n',
+    'harness/index.ts': "export * from './cluster.ts';\nexport * from './git.ts';\n",
+    'lib/repo.ts':
+      "import { GitServer } from '../harness/index.ts';\nexport const repo = () => new GitServer();\n",
+    'lib/cycle-a.ts':
+      "import { repo } from './repo.ts';\nimport { b } from './cycle-b.ts';\nexport const a = () => [b, repo];\n",
+    'lib/cycle-b.ts':
+      "import { a } from './cycle-a.ts';\nimport { testCluster } from '../harness/cluster.ts';\nexport const b = () => [a, testCluster];\n",
+    'unit.test.ts': "import { uniqueName } from './harness/index.ts';\n",
+    'integration.test.ts': "import { repo } from './lib/repo.ts';\n",
+    'both.test.ts':
+      "import { repo } from './lib/repo.ts';\nimport { testCluster } from './harness/index.ts';\n",
+    'whole.test.ts': "import * as h from './harness/index.ts';\n",
+    'cycle.test.ts': "import { a } from './lib/cycle-a.ts';\n",
+  });
+  const classifier = new TestClassifier(root, {
+    entryPoints: {
+      cluster: { 'harness/cluster.ts': ['testCluster'] },
+      integration: { 'harness/git.ts': ['GitServer'] },
+    },
+  });
+  const kind = (file: string) => classifier.classify(file).kind;
+
+  test('a helper that starts a server makes an integration test, and the chain says how', () => {
+    assert.equal(kind('unit.test.ts'), 'unit');
+    assert.deepEqual(classifier.classify('integration.test.ts'), {
+      kind: 'integration',
+      via: ['lib/repo.ts', 'GitServer in harness/git.ts'],
+    });
+  });
+
+  test('a file that reaches both is a cluster test, whichever it imports first', () => {
+    assert.equal(kind('both.test.ts'), 'cluster');
+    assert.equal(kind('whole.test.ts'), 'cluster');
+    // Asked from cycle-b, cycle-a looks like integration until the cycle closes through cycle-b's
+    // testCluster: that half answer must not be kept for the file that imports cycle-a.
+    assert.equal(kind('lib/cycle-b.ts'), 'cluster');
+    assert.equal(kind('cycle.test.ts'), 'cluster');
   });
 });
 
@@ -164,6 +218,11 @@ describe('run-tests --unit', () => {
       "import { execFileSync, spawn } from 'node:child_process';",
       "import { test } from 'node:test';",
       "test('cannot start etcd', () => assert.throws(() => spawn('/nowhere/bin/etcd'), { code: 'MOORING_UNIT_RUN_NO_CLUSTER' }));",
+      "test('nor sshd, nor git http-backend', () => {",
+      "  assert.throws(() => spawn('/usr/sbin/sshd', ['-D']), { code: 'MOORING_UNIT_RUN_NO_TOOLS' });",
+      "  assert.throws(() => spawn('git', ['http-backend']), /INTEGRATION_ENTRY_POINTS/);",
+      "  assert.equal(execFileSync('git', ['--version'], { encoding: 'utf8' }).startsWith('git version'), true);",
+      '});',
       "test('nor can a program it runs', () => {",
       "  const child = `require('node:child_process').spawn('kube-apiserver')`;",
       "  assert.throws(() => execFileSync(process.execPath, ['-e', child], { stdio: 'pipe' }), /a unit run starts no control plane/);",
@@ -181,9 +240,9 @@ describe('run-tests --unit', () => {
       join(dir, 'starts-etcd.test.ts'),
     ]);
     assert.equal(run.code, 1, run.output);
-    assert.match(run.output, /run-tests: 3 test files that need no cluster/);
+    assert.match(run.output, /run-tests: 3 test files \(3 unit\), no cluster/);
     assert.match(run.output, /✖ fails on purpose/);
-    assert.match(run.output, /ℹ pass 4\n/, run.output);
+    assert.match(run.output, /ℹ pass 5\n/, run.output);
     assert.match(run.output, /ℹ fail 1\n/);
     assert.doesNotMatch(run.output, /control plane ready|control-plane:/);
   });
@@ -191,7 +250,7 @@ describe('run-tests --unit', () => {
   test('files that need a cluster are left out, and a run of nothing else fails', async () => {
     const run = await runTests(['--unit', join(dir, 'needs-cluster.test.ts')]);
     assert.equal(run.code, 1, run.output);
-    assert.match(run.output, /no test files matched \(1 that need a cluster left out\)/);
+    assert.match(run.output, /no test files matched \(1 cluster left out\)/);
   });
 
   test('a passing run exits 0 and, with --coverage, prints coverage by package', async () => {
@@ -208,5 +267,7 @@ describe('run-tests --unit', () => {
     const kstatus = /^shared\/kstatus\s+\d+\.\d% (\d+)\/\d+/m.exec(run.output);
     assert.ok(kstatus && Number(kstatus[1]) > 0, run.output);
     assert.match(run.output, /^total\s+\d+\.\d% \d+\/\d+\s*$/m);
+    // Each file's time, start to exit, named by its .ts file rather than its bundle.
+    assert.match(run.output, /slowest test files[^\n]*\n\s+\d+\.\d+s {2}\S*passes\.test\.ts\n/);
   });
 });

@@ -1,20 +1,23 @@
 // Runs the *.test.ts files with node's test runner. Node 20 has no glob for --test, so the files are
-// listed here. hack/lib/test-files.ts tells from each file's imports whether it needs a cluster.
+// listed here. hack/lib/test-files.ts tells from each file's imports which kind it is: unit (runs
+// in its own process), integration (starts real servers or tools, no cluster) or cluster.
 //
 //   run-tests [<word> | <file>]...  every test file, or those whose path contains a word, or the files named
-//   --unit                          only the files that need no cluster: no control plane starts (see below)
+//   --unit                          only the unit files: no control plane, no servers or tools (see below)
+//   --integration                   only the integration files (with --unit: both); no control plane
 //   --coverage                      under c8; prints lines, branches and functions per package, writes
 //                                   lcov.info and coverage-summary.json to --coverage-dir (.mooring/coverage)
-//   --list                          print each file's verdict, with the imports that lead to a cluster
-//   --no-bundle                     with --unit, run the .ts files through tsx instead of as bundles
+//   --list                          print each file's kind, with the imports that make it so
+//   --no-bundle                     with --unit or --integration, run the .ts files through tsx, not as bundles
 //   --concurrency <n>  --keep       files at once (2); leave the run's control plane up
 //
-// Without --unit, and unless KUBECONFIG names a cluster already, one control plane is started for
-// the whole run when any of its files needs one (in its own directory, so the demo's cluster is
-// never touched) and stopped after it. With --unit, KUBECONFIG is unset and hack/lib/unit-guard.mjs
-// is loaded into every Node process of the run, so a test that tries to start etcd or
-// kube-apiserver anyway fails with the reason; each file runs as one esbuild bundle on plain Node
-// (hack/lib/unit-bundles.ts says why and what that keeps the same).
+// Without --unit or --integration, and unless KUBECONFIG names a cluster already, one control
+// plane is started for the whole run when any of its files needs one (in its own directory, so the
+// demo's cluster is never touched) and stopped after it. With either, KUBECONFIG is unset and
+// hack/lib/unit-guard.mjs is loaded into every Node process of the run, so a test that tries to
+// start etcd or kube-apiserver anyway (or, in a --unit run, sshd, docker-registry, helm, ...) fails
+// with the reason; each file runs as one esbuild bundle on plain Node (hack/lib/unit-bundles.ts
+// says why and what that keeps the same).
 import { spawn } from 'node:child_process';
 import {
   existsSync,
@@ -27,11 +30,12 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ControlPlaneLocation } from './lib/control-plane.ts';
-import { findTestFiles, TestClassifier } from './lib/test-files.ts';
+import { findTestFiles, TestClassifier, type TestKind } from './lib/test-files.ts';
 
 // hack/lib/control-plane.ts (through @mooring/runtime) takes seconds to load on a busy machine; a
 // run that needs no control plane never loads it.
@@ -44,6 +48,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: 'string', default: '2' },
     keep: { type: 'boolean', default: false },
     unit: { type: 'boolean', default: false },
+    integration: { type: 'boolean', default: false },
     coverage: { type: 'boolean', default: false },
     'coverage-dir': { type: 'string', default: '.mooring/coverage' },
     list: { type: 'boolean', default: false },
@@ -62,28 +67,38 @@ files = [...new Set([...files, ...named.map((p) => resolve(p))])].sort();
 const classifier = new TestClassifier(repoRoot, { cacheFile: join(repoRoot, '.mooring/test-imports.json') });
 const verdicts = new Map(files.map((f) => [f, classifier.classify(f)]));
 classifier.saveCache();
-const needsCluster = (f: string): boolean => verdicts.get(f)?.needsCluster === true;
+const kindOf = (f: string): TestKind => verdicts.get(f)?.kind ?? 'unit';
+const needsCluster = (f: string): boolean => kindOf(f) === 'cluster';
 const testFiles = (n: number): string => `${n} test file${n === 1 ? '' : 's'}`;
 const show = (f: string): string => relative(repoRoot, f);
+/** "120 unit, 40 integration, 84 cluster", leaving out the kinds with no file. */
+const kinds = (list: string[]): string =>
+  (['unit', 'integration', 'cluster'] as const)
+    .map((k) => [k, list.filter((f) => kindOf(f) === k).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
 
 if (values.list) {
   for (const f of files) {
     const v = verdicts.get(f);
-    console.log(
-      `${v?.needsCluster ? 'cluster' : 'unit   '} ${show(f)}${v?.needsCluster ? `  (${v.via.join(' → ')})` : ''}`,
-    );
+    console.log(`${kindOf(f).padEnd(11)} ${show(f)}${v?.via.length ? `  (${v.via.join(' → ')})` : ''}`);
   }
-  const clusterCount = files.filter(needsCluster).length;
-  console.log(`${files.length - clusterCount} need no cluster, ${clusterCount} need one`);
+  console.log(
+    `${kinds(files)}: unit runs in the test's own process; integration starts real servers or tools, no cluster`,
+  );
   process.exit(0);
 }
 
-const left = values.unit ? files.filter(needsCluster) : [];
-if (values.unit) files = files.filter((f) => !needsCluster(f));
+// --unit and --integration each pick a kind; neither runs every file.
+const picked = new Set<TestKind>();
+if (values.unit) picked.add('unit');
+if (values.integration) picked.add('integration');
+const noCluster = picked.size > 0;
+const left = noCluster ? files.filter((f) => !picked.has(kindOf(f))) : [];
+if (noCluster) files = files.filter((f) => picked.has(kindOf(f)));
 if (files.length === 0) {
-  console.error(
-    `run-tests: no test files matched${left.length ? ` (${left.length} that need a cluster left out)` : ''}`,
-  );
+  console.error(`run-tests: no test files matched${left.length ? ` (${kinds(left)} left out)` : ''}`);
   process.exit(1);
 }
 
@@ -121,14 +136,16 @@ env.MOORING_KUBE_CLIENT_BUNDLE ??= await (await import('./lib/kube-client-bundle
 // Set when this runner is itself started from a test (hack/run-tests.test.ts); node --test would
 // then run nothing.
 delete env.NODE_TEST_CONTEXT;
-const usesPlane = !values.unit && files.some(needsCluster);
+const usesPlane = !noCluster && files.some(needsCluster);
 const ownCluster = usesPlane && !env.KUBECONFIG;
 const plane = usesPlane
   ? { ...(await import('./lib/control-plane.ts')), ...(await import('./lib/test-location.ts')) }
   : undefined;
-if (values.unit) {
-  // Nothing in a unit run may reach a cluster, not even one the caller's shell points at.
+if (noCluster) {
+  // Nothing in a run without a cluster may reach one, not even one the caller's shell points at.
   delete env.KUBECONFIG;
+  // A unit run starts no servers or tools either (hack/lib/unit-guard.mjs).
+  if (!picked.has('integration')) env.MOORING_UNIT_GUARD_TOOLS = '1';
   // The quick pass: a tenth of each fuzz property's runs and 20 simulation seeds (npm test runs
   // them all; npm run simulate and MOORING_FUZZ_RUNS go further). Set either to choose yourself.
   env.MOORING_FUZZ_SCALE ??= '0.1';
@@ -136,8 +153,8 @@ if (values.unit) {
   const guard = pathToFileURL(join(repoRoot, 'hack/lib/unit-guard.mjs')).href;
   env.NODE_OPTIONS = [env.NODE_OPTIONS, `--import=${guard}`].filter(Boolean).join(' ');
   console.error(
-    `run-tests: ${testFiles(files.length)} that need no cluster` +
-      (left.length ? ` (${left.length} that need one are left to npm test)` : ''),
+    `run-tests: ${testFiles(files.length)} (${kinds(files)}), no cluster` +
+      (left.length ? `; left to npm test: ${kinds(left)}` : ''),
   );
 } else {
   if (plane) {
@@ -152,14 +169,11 @@ if (values.unit) {
     );
     env.KUBECONFIG = running.kubeconfig;
   }
-  const clusterCount = files.filter(needsCluster).length;
-  console.error(
-    `run-tests: ${testFiles(files.length)} (${files.length - clusterCount} need no cluster, ${clusterCount} need one)`,
-  );
+  console.error(`run-tests: ${testFiles(files.length)} (${kinds(files)})`);
 }
 
 const coverageDir = resolve(repoRoot, values['coverage-dir']);
-const bundled = values.unit && !values['no-bundle'];
+const bundled = noCluster && !values['no-bundle'];
 let bundleDir: string | undefined;
 let runFiles = files.map(show);
 if (bundled) {
@@ -173,8 +187,13 @@ if (bundled) {
     `run-tests: bundled in ${((Date.now() - t0) / 1000).toFixed(1)}s (--no-bundle runs them through tsx)`,
   );
 }
+// Each file's process appends how long it lived (hack/lib/file-timer.mjs); the summary names the
+// slowest, since node 20's reporters time tests but not files.
+const timings = join(mkdtempSync(join(tmpdir(), 'mooring-test-timings-')), 'timings.jsonl');
+env.MOORING_TEST_TIMINGS = timings;
 const nodeArgs = [
   ...(bundled ? ['--enable-source-maps'] : ['--import', 'tsx']),
+  `--import=${pathToFileURL(join(repoRoot, 'hack/lib/file-timer.mjs')).href}`,
   // A test file renders a few Helm charts: tiering the 80 MB renderer module up with V8's
   // optimising compiler costs more CPU than it saves (the Helm test files: half the CPU without).
   // Only speed differs, as in the CLI (cli/src/main.ts), which sets the same flag.
@@ -218,11 +237,34 @@ if (plane) {
   if (lastUser(workloads) && !values.keep) await plane.down(workloads);
 }
 if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
+printSlowest(timings, 15);
+rmSync(dirname(timings), { recursive: true, force: true });
 if (values.coverage) printCoverage(join(coverageDir, 'coverage-summary.json'));
 console.error(
   `run-tests: ${testFiles(files.length)} ${code === 0 ? 'passed' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)}s`,
 );
 process.exit(code);
+
+/** The `count` test files whose processes lived longest, with the time from start to exit. */
+function printSlowest(timingsFile: string, count: number): void {
+  let lines: string[];
+  try {
+    lines = readFileSync(timingsFile, 'utf8').split('\n').filter(Boolean);
+  } catch {
+    return; // no file ran to its end
+  }
+  const sourceOf = new Map(runFiles.map((run, i) => [resolve(repoRoot, run), files[i]!]));
+  const rows = lines
+    .map((line) => JSON.parse(line) as { file: string; seconds: number })
+    .map(({ file, seconds }) => ({ file: show(sourceOf.get(resolve(repoRoot, file)) ?? file), seconds }))
+    .sort((a, b) => b.seconds - a.seconds);
+  const total = rows.reduce((sum, r) => sum + r.seconds, 0);
+  console.error(
+    `\nslowest test files (process start to exit; ${rows.length} files, ${total.toFixed(1)}s added up)`,
+  );
+  for (const { file, seconds } of rows.slice(0, count))
+    console.error(`${seconds.toFixed(1).padStart(7)}s  ${file}`);
+}
 
 interface Counts {
   total: number;

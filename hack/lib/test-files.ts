@@ -1,8 +1,12 @@
-// Finds the test files and tells which of them need a Kubernetes control plane, by reading their
-// imports (transitively, within the repository) rather than a mark in each file: a test needs a
-// cluster when it, or a helper it imports, uses one of the functions in CLUSTER_ENTRY_POINTS.
+// Finds the test files and sorts them into three kinds by reading their imports (transitively,
+// within the repository) rather than a mark in each file:
+//   cluster      it, or a helper it imports, uses one of CLUSTER_ENTRY_POINTS (a control plane)
+//   integration  no cluster, but it uses one of INTEGRATION_ENTRY_POINTS: a real server or a
+//                heavyweight tool in a process of its own (sshd, git http-backend, docker-registry,
+//                helm, an image build, the mooring command end to end)
+//   unit         neither: the code under test runs in the test's own process
 // Importing a module that merely contains such a function is not enough: `repoRoot` from
-// hack/lib/control-plane.ts or `GitServer` from the harness barrel start nothing. Names are
+// hack/lib/control-plane.ts or `eventually` from the harness barrel start nothing. Names are
 // followed through `export ... from` (so a barrel such as test/harness/index.ts resolves each name
 // to the module that defines it); any other module counts as a whole, whichever of its exports
 // is used. Type-only imports are erased at run time and ignored.
@@ -34,10 +38,37 @@ function typescript(): typeof TS {
  * because a test that stops a plane has one: hack/demo.test.ts starts its plane through
  * `bash hack/demo`, which no import shows.
  */
-export const CLUSTER_ENTRY_POINTS: Readonly<Record<string, readonly string[]>> = {
+export const CLUSTER_ENTRY_POINTS: EntryPoints = {
   'test/harness/cluster.ts': ['testCluster', 'testNamespace', 'kubectl', 'privateControlPlane'],
   'hack/lib/control-plane.ts': ['up', 'down', 'restartApiServer'],
 };
+
+/**
+ * The functions that start a real server or a heavyweight tool in a process of its own, by the
+ * module that defines them. A test that uses one, without a cluster, is an integration test:
+ * `npm test` runs it, `npm run test:unit` leaves it out. Small tools a test runs for a moment
+ * (git on a local repository, tar, openssl, ssh-keygen) are not listed: unit tests use them.
+ */
+export const INTEGRATION_ENTRY_POINTS: EntryPoints = {
+  // One `git http-backend` process per request, behind an HTTP server.
+  'test/harness/git-server.ts': ['GitServer'],
+  // A private sshd.
+  'test/harness/ssh-git-server.ts': ['SshGitServer'],
+  // Debian's docker-registry.
+  'test/harness/registry.ts': ['TestRegistry'],
+  // A container run with runc.
+  'test/harness/oci-runtime.ts': ['runContainer'],
+  // Builds the operator image from Debian packages and Node: minutes of work.
+  'hack/lib/image/build.ts': ['buildImage'],
+  // bin/helm, the reference; a file that requires the binaries renders with bin/mooring-helm.wasm
+  // and compares with bin/helm (each process compiles the 80 MB renderer module).
+  'shared/helm/test/helm-oracle.ts': ['helmTemplate', 'requireHelmBinaries'],
+  // The mooring command end to end: the bundled CLI in a process of its own per call.
+  'cli/test/run-cli.ts': ['mooring', 'CLI_MAIN'],
+};
+
+/** Entry points: module path (from the repository root) → the names in it that count. */
+export type EntryPoints = Readonly<Record<string, readonly string[]>>;
 
 /** The directories `findTestFiles` looks in, and the ones it never enters. */
 const TEST_ROOTS = ['shared', 'operators', 'cli', 'test', 'hack'];
@@ -57,18 +88,28 @@ export function findTestFiles(root: string): string[] {
   return out.sort();
 }
 
-/** Whether a file needs a cluster, and if so the chain of imports that leads to one. */
+/** What a test file needs beyond its own process, from least to most (see the top of this file). */
+export type TestKind = 'unit' | 'integration' | 'cluster';
+
+const RANK: Record<TestKind, number> = { unit: 0, integration: 1, cluster: 2 };
+
+/** A file's kind, and the chain of imports that makes it so. */
 export interface Verdict {
-  needsCluster: boolean;
+  kind: TestKind;
   /**
    * From the file's first import on the way, to the entry point, e.g.
    * `['operators/kustomize/test/fixture.ts', 'testCluster in test/harness/cluster.ts']`; empty
-   * when no cluster is needed.
+   * for a unit test. A file that reaches both kinds of entry point shows the way to the cluster.
    */
   via: string[];
 }
 
-const PURE: Verdict = { needsCluster: false, via: [] };
+const UNIT: Verdict = { kind: 'unit', via: [] };
+
+/** The verdict that needs more; the first on a tie, so `via` is the first way found. */
+function heavier(a: Verdict, b: Verdict): Verdict {
+  return RANK[b.kind] > RANK[a.kind] ? b : a;
+}
 
 /** What one module imports and exports, as far as the run-time graph goes (plain JSON, for the cache). */
 export interface ModuleInfo {
@@ -237,7 +278,8 @@ function readWorkspaces(root: string): Map<string, Workspace> {
  */
 export class TestClassifier {
   readonly root: string;
-  private readonly entryPoints: Map<string, Set<string>>;
+  /** Entry-point module → its names, each with the kind it makes a test. */
+  private readonly entryPoints: Map<string, Map<string, TestKind>>;
   private readonly workspaces: Map<string, Workspace>;
   private readonly modules = new Map<string, Module>();
   private readonly cacheFile: string | undefined;
@@ -253,9 +295,15 @@ export class TestClassifier {
    */
   constructor(
     root: string,
-    options: { entryPoints?: Readonly<Record<string, readonly string[]>>; cacheFile?: string } = {},
+    options: {
+      entryPoints?: { cluster?: EntryPoints; integration?: EntryPoints };
+      cacheFile?: string;
+    } = {},
   ) {
-    const entryPoints = options.entryPoints ?? CLUSTER_ENTRY_POINTS;
+    const entryPoints = options.entryPoints ?? {
+      cluster: CLUSTER_ENTRY_POINTS,
+      integration: INTEGRATION_ENTRY_POINTS,
+    };
     this.root = resolve(root);
     this.cacheFile = options.cacheFile;
     const parser = parserStamp();
@@ -266,13 +314,20 @@ export class TestClassifier {
         if (saved.parser === parser && saved.modules) this.cache = saved;
       } catch {}
     }
-    this.entryPoints = new Map(
-      Object.entries(entryPoints).map(([path, names]) => [join(this.root, path), new Set(names)]),
-    );
+    this.entryPoints = new Map();
+    // Integration first, so a name listed under both counts as a cluster.
+    for (const kind of ['integration', 'cluster'] as const) {
+      for (const [path, names] of Object.entries(entryPoints[kind] ?? {})) {
+        const file = join(this.root, path);
+        const known = this.entryPoints.get(file) ?? new Map<string, TestKind>();
+        for (const name of names) known.set(name, kind);
+        this.entryPoints.set(file, known);
+      }
+    }
     this.workspaces = readWorkspaces(this.root);
   }
 
-  /** Whether `file` (absolute, or relative to the root) needs a cluster, and why. */
+  /** What `file` (absolute, or relative to the root) needs, and why. */
   classify(file: string): Verdict {
     return this.moduleVerdict(resolve(this.root, file));
   }
@@ -345,44 +400,45 @@ export class TestClassifier {
 
   /**
    * Memoised. A module met again while it is still being worked out (an import cycle) counts as
-   * needing nothing on that edge; a "needs nothing" found that way is not kept, since the rest of
-   * the cycle may still lead to a cluster.
+   * needing nothing on that edge; a verdict short of a cluster found that way is not kept, since
+   * the rest of the cycle may still lead to more.
    */
   private remember(key: string, compute: () => Verdict): Verdict {
     const known = this.memo.get(key);
     if (known) return known;
     if (this.inProgress.has(key)) {
       this.cycleMet = true;
-      return PURE;
+      return UNIT;
     }
     const outer = this.cycleMet;
     this.cycleMet = false;
     this.inProgress.add(key);
     const verdict = compute();
     this.inProgress.delete(key);
-    if (verdict.needsCluster || !this.cycleMet) this.memo.set(key, verdict);
+    if (verdict.kind === 'cluster' || !this.cycleMet) this.memo.set(key, verdict);
     this.cycleMet ||= outer;
     return verdict;
   }
 
-  /** Whether running `file`'s own code can reach a cluster: through any of its value imports. */
+  /** What running `file`'s own code can reach: the most any of its value imports needs. */
   private moduleVerdict(file: string): Verdict {
     return this.remember(`module ${file}`, () => {
+      let most = UNIT;
       for (const { spec, names } of this.info(file).imports) {
         const target = this.resolveSpecifier(file, spec);
         if (!target) continue;
         for (const name of names === '*' ? ['*'] : names) {
-          const v = name === '*' ? this.wholeVerdict(target) : this.nameVerdict(target, name);
-          if (v.needsCluster) return v;
+          most = heavier(most, name === '*' ? this.wholeVerdict(target) : this.nameVerdict(target, name));
+          if (most.kind === 'cluster') return most;
         }
       }
-      return PURE;
+      return most;
     });
   }
 
   private hop(file: string, v: Verdict): Verdict {
-    return v.needsCluster && !this.entryPoints.has(file)
-      ? { needsCluster: true, via: [this.rel(file), ...v.via] }
+    return v.kind !== 'unit' && !this.entryPoints.has(file)
+      ? { kind: v.kind, via: [this.rel(file), ...v.via] }
       : v;
   }
 
@@ -391,13 +447,14 @@ export class TestClassifier {
     return this.remember(`name ${name} ${file}`, () => {
       const entry = this.entryPoints.get(file);
       if (entry) {
-        return entry.has(name) ? { needsCluster: true, via: [`${name} in ${this.rel(file)}`] } : PURE;
+        const kind = entry.get(name);
+        return kind ? { kind, via: [`${name} in ${this.rel(file)}`] } : UNIT;
       }
       const info = this.info(file);
       const re = info.reexports.get(name);
       if (re) {
         const target = this.resolveSpecifier(file, re.spec);
-        if (!target) return PURE;
+        if (!target) return UNIT;
         return re.name === '*' ? this.wholeVerdict(target) : this.nameVerdict(target, re.name);
       }
       if (!info.locals.has(name)) {
@@ -425,16 +482,19 @@ export class TestClassifier {
   private wholeVerdict(file: string): Verdict {
     return this.remember(`whole ${file}`, () => {
       const entry = this.entryPoints.get(file);
-      if (entry) return { needsCluster: true, via: [`${[...entry].join(', ')} in ${this.rel(file)}`] };
-      const own = this.hop(file, this.moduleVerdict(file));
-      if (own.needsCluster) return own;
+      if (entry) {
+        const kind = [...entry.values()].reduce((a, b) => (RANK[b] > RANK[a] ? b : a));
+        const names = [...entry].filter(([, k]) => k === kind).map(([n]) => n);
+        return { kind, via: [`${names.join(', ')} in ${this.rel(file)}`] };
+      }
+      let most = this.hop(file, this.moduleVerdict(file));
       const info = this.info(file);
       for (const spec of [...info.stars, ...[...info.reexports.values()].map((r) => r.spec)]) {
+        if (most.kind === 'cluster') break;
         const target = this.resolveSpecifier(file, spec);
-        const v = target ? this.hop(file, this.wholeVerdict(target)) : PURE;
-        if (v.needsCluster) return v;
+        if (target) most = heavier(most, this.hop(file, this.wholeVerdict(target)));
       }
-      return PURE;
+      return most;
     });
   }
 }
