@@ -248,10 +248,15 @@ export function renderGraph(main: HTMLElement, params: URLSearchParams): () => v
 
 /** How much of the filtered graph is drawn, and how to see the rest when it was cut. */
 function summary(graph: Graph): string {
-  const counts = `${graph.nodes.length} nodes, ${graph.edges.length} edges`;
+  const counts = `${graph.nodes.length.toLocaleString('en')} nodes, ${graph.edges.length.toLocaleString('en')} edges`;
   if (!graph.truncated) return counts;
   const { shown, total } = graph.appliers;
-  return `${counts}: the ${shown.toLocaleString('en')} of ${total.toLocaleString('en')} Kustomizations, HelmReleases and sets that fit, failing first (the graph is cut at ${graph.maxNodes.toLocaleString('en')} nodes). Pick a namespace or a name to see the others.`;
+  const cut = `the graph is cut at ${graph.maxNodes.toLocaleString('en')} nodes`;
+  const left =
+    shown < total
+      ? `${shown.toLocaleString('en')} of ${total.toLocaleString('en')} Kustomizations, HelmReleases and sets drawn, failing first`
+      : 'some applied objects of the last one drawn are left out';
+  return `${counts} (${cut}: ${left}). Pick a namespace or a name to see the rest.`;
 }
 
 /**
