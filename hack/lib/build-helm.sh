@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the Helm renderer and the reference helm from hack/tools/helm-renderer (one wrapper
 # module, so both use the helm.sh/helm/v3 version and dependency graph its go.sum pins):
-#   bin/mooring-helm.wasm  hack/tools/helm-renderer/main.go for GOOS=wasip1, -buildmode=c-shared
+#   bin/mooring-helm.wasm  hack/tools/helm-renderer/*.go for GOOS=wasip1, -buildmode=c-shared
 #                          (a reactor: initialised once, one exported call per render): what
 #                          shared/helm runs inside Node's WASI (shipped in the operator image, see
 #                          hack/lib/image/build.ts)
@@ -9,7 +9,7 @@
 # Both carry Helm's release ldflags (helm's Makefile at the pinned tag), so .Capabilities is
 # what a released helm reports offline: KubeVersion v1.<client-go minor + 0>.0, not the v1.20.0 a
 # plain `go build` leaves in, and HelmVersion with the release's version and commit.
-# A stamp per binary records the module, main.go, the Go version, the target, the build mode and
+# A stamp per binary records the module (and for the renderer its Go files), the Go version, the target, the build mode and
 # the ldflags; a matching stamp skips the build.
 # Usage: hack/lib/build-helm.sh [renderer] [helm]   (default: both)
 set -euo pipefail
@@ -58,10 +58,12 @@ for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
   ldflags+=" -X $pkg.k8sVersionMajor=$k8s_major -X $pkg.k8sVersionMinor=$k8s_minor"
 done
 
-# build NAME OUTPUT GOOS GOARCH BUILDMODE PACKAGE
+# build NAME OUTPUT GOOS GOARCH BUILDMODE PACKAGE [SOURCE...]: the sources besides go.mod and go.sum
+# that the binary is built from
 build() {
   local name=$1 out=$2 goos=$3 goarch=$4 mode=$5 pkg=$6 stamp stamp_file="$bin/.$1.stamp"
-  stamp=$( (cat "$dir/go.mod" "$dir/go.sum" "$dir/main.go"; echo "$go_version $goos/$goarch $mode $ldflags") | sha256sum | cut -c1-16)
+  shift 6
+  stamp=$( (cat "$dir/go.mod" "$dir/go.sum" "$@"; echo "$go_version $goos/$goarch $mode $ldflags") | sha256sum | cut -c1-16)
   if [ -f "$out" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
     echo "helm build: $name (helm $helm_version) is up to date"
     return
@@ -79,7 +81,7 @@ wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=(renderer helm)
 for w in "${wanted[@]}"; do
   case "$w" in
-    renderer) build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . ;;
+    renderer) build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . "$dir"/*.go ;;
     helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" exe helm.sh/helm/v3/cmd/helm ;;
     *) die "unknown target $w (known: renderer, helm)" ;;
   esac

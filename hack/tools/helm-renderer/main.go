@@ -8,19 +8,23 @@
 // It is built for GOOS=wasip1 with -buildmode=c-shared (bin/mooring-helm.wasm), a reactor: the
 // host runs _initialize once (the Go runtime and Helm's package init), then renders many charts
 // through the exports below, one call each, inside Node's WASI with only the chart directory
-// preopened (shared/helm; see docs/decisions.md). It reads no environment and opens nothing but
-// the chart. Between calls no goroutine runs: Go's wasm scheduler has one thread and runs only
+// handed over in memory (shared/helm; see docs/decisions.md). It reads no environment and opens
+// nothing. Between calls no goroutine runs: Go's wasm scheduler has one thread and runs only
 // inside an export.
 //
-// One render: the host asks mooring_request for a buffer of n bytes, writes the JSON request
-// there, calls mooring_render, which returns the result's length, reads it at mooring_result
-// (one status byte, then the manifests or Helm's message), and calls mooring_release, which
-// drops the result and collects garbage so the next render starts from a small heap.
+// One render: the host asks mooring_request for a buffer of n bytes, writes the request there
+// (the JSON's length as a little-endian uint32, the JSON, then the bytes of the chart's files),
+// calls mooring_render, which returns the result's length, reads it at mooring_result (one
+// status byte, then the manifests or Helm's message), and calls mooring_release, which drops the
+// result and collects garbage so the next render starts from a small heap. The chart arrives in
+// the request (chart_files.go), so a pooled renderer has no directory at all; a request that
+// names a path instead loads it from the preopened directory (the sandbox tests' one-off runs).
 package main
 
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,24 +57,27 @@ import (
 // not paths: the renderer can open nothing but the chart), merged in order like
 // `helm template -f a -f b`.
 type request struct {
-	Chart                string   `json:"chart"`
-	ReleaseName          string   `json:"releaseName"`
-	Namespace            string   `json:"namespace"`
-	Values               []string `json:"values"`
-	SetJSON              []string `json:"setJSON"`
-	Set                  []string `json:"set"`
-	SetString            []string `json:"setString"`
-	SetLiteral           []string `json:"setLiteral"`
-	KubeVersion          string   `json:"kubeVersion"`
-	APIVersions          []string `json:"apiVersions"`
-	IncludeCRDs          bool     `json:"includeCrds"`
-	IsUpgrade            bool     `json:"isUpgrade"`
+	// Chart: the chart's directory. With ChartFiles it only names the chart in Helm's messages
+	// (as `helm template <dir>` names it); without, the guest loads it from its file system.
+	Chart       string       `json:"chart"`
+	ChartFiles  []chartEntry `json:"chartFiles"`
+	ReleaseName string       `json:"releaseName"`
+	Namespace   string       `json:"namespace"`
+	Values      []string     `json:"values"`
+	SetJSON     []string     `json:"setJSON"`
+	Set         []string     `json:"set"`
+	SetString   []string     `json:"setString"`
+	SetLiteral  []string     `json:"setLiteral"`
+	KubeVersion string       `json:"kubeVersion"`
+	APIVersions []string     `json:"apiVersions"`
+	IncludeCRDs bool         `json:"includeCrds"`
+	IsUpgrade   bool         `json:"isUpgrade"`
 	// Revision: .Release.Revision, the release version being made (a HelmRelease knows it from
 	// the release history); 0 means 1, as `helm template` has it.
-	Revision int `json:"revision"`
-	SkipTests            bool     `json:"skipTests"`
-	SkipSchemaValidation bool     `json:"skipSchemaValidation"`
-	DisableHooks         bool     `json:"disableHooks"`
+	Revision             int  `json:"revision"`
+	SkipTests            bool `json:"skipTests"`
+	SkipSchemaValidation bool `json:"skipSchemaValidation"`
+	DisableHooks         bool `json:"disableHooks"`
 	// Lookup: the host answers `lookup` (mooring.lookup below). Without it, lookup finds
 	// nothing, as in `helm template`.
 	Lookup bool `json:"lookup"`
@@ -148,16 +155,20 @@ func renderGuarded(in []byte) (status byte, out []byte) {
 			status, out = statusPanic, []byte(fmt.Sprintf("mooring-helm panicked: %v", r))
 		}
 	}()
-	out, err := run(bytes.NewReader(in))
+	out, err := run(in)
 	if err != nil {
 		return statusHelmError, []byte(err.Error())
 	}
 	return statusOK, out
 }
 
-func run(in io.Reader) ([]byte, error) {
+func run(in []byte) ([]byte, error) {
+	if len(in) < 4 || uint64(binary.LittleEndian.Uint32(in)) > uint64(len(in)-4) {
+		return nil, errors.New("mooring-helm: bad request: no JSON length in front")
+	}
+	doc, chartData := in[4:4+binary.LittleEndian.Uint32(in)], in[4+binary.LittleEndian.Uint32(in):]
 	var req request
-	dec := json.NewDecoder(in)
+	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
 		return nil, fmt.Errorf("mooring-helm: bad request: %w", err)
@@ -172,7 +183,7 @@ func run(in io.Reader) ([]byte, error) {
 		}
 		return json.Marshal(map[string]interface{}{"environ": os.Environ(), "args": os.Args, "wd": wd})
 	}
-	if req.Chart == "" {
+	if req.Chart == "" && req.ChartFiles == nil {
 		return nil, errors.New("mooring-helm: bad request: no chart")
 	}
 	if req.ReleaseName == "" {
@@ -188,7 +199,12 @@ func run(in io.Reader) ([]byte, error) {
 	}
 
 	// cmd/helm/install.go runInstall, without the parts that reach a repository or a cluster.
-	chrt, err := loader.Load(req.Chart)
+	var chrt *chart.Chart
+	if req.ChartFiles != nil {
+		chrt, err = loadChartFiles(req.Chart, req.ChartFiles, chartData)
+	} else {
+		chrt, err = loader.Load(req.Chart)
+	}
 	if err != nil {
 		return nil, err
 	}

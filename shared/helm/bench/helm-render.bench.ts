@@ -101,8 +101,8 @@ async function main(): Promise<void> {
 What: wall time to render each vendored public chart (shared/helm/test/testdata/public-charts)
 with its default values. helm template: a spawned \`bin/helm template\` (native, Helm v3.22.0),
 process start included. Mooring cold: the first render in a fresh pool (worker thread,
-instantiation, Go runtime and Helm init, chart copy, render); Mooring warm: a renderer that has
-rendered before (chart copy, one exported call), measured after ${WARM_UP_PASSES} untimed passes over all
+instantiation, Go runtime and Helm init, reading the chart, render); Mooring warm: a renderer that
+has rendered before (reading the chart's files, one exported call), measured after ${WARM_UP_PASSES} untimed passes over all
 charts (${(warmUp.ms / 1000).toFixed(1)} s), once V8 has tiered the module's hot functions up to optimised
 code as it does in a running operator. Warm and helm are medians of ${RUNS} runs,
 interleaved; "same output" compares them byte for byte (the nginx chart's generated certificate

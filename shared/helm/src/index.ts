@@ -1,4 +1,3 @@
-export { copyChart, copyChartInto } from './chart-copy.ts';
 export {
   HelmChartError,
   HelmMemoryError,

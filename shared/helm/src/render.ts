@@ -1,12 +1,13 @@
 // renderChart: Helm's own template engine (bin/mooring-helm.wasm, built from helm.sh/helm/v3 by
 // hack/lib/build-helm.sh) run inside Node's WASI by a small pool of warm renderers, one worker
-// thread each. The guest sees a copy of the chart as its one directory (emptied after the
-// render), an empty environment and no sockets; its linear memory is capped in the module itself
-// and its worker is terminated at the time limit and never reused. docs/decisions.md, "Helm
-// rendering", says why, and shared/helm/test/sandbox.test.ts holds each property to a test.
+// thread each. The guest opens no directory: the chart's files, read here under chart-files.ts's
+// rules, travel in the request. It has an empty environment and no sockets; its linear memory is
+// capped in the module itself and its worker is terminated at the time limit and never reused.
+// docs/decisions.md, "Helm rendering", says why, and shared/helm/test/sandbox.test.ts holds each
+// property to a test.
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { copyChartInto } from './chart-copy.ts';
+import { type ChartEntry, encodeRequest, readChartFiles } from './chart-files.ts';
 import { HelmMemoryError, HelmRenderError, HelmTemplateError, HelmTimeoutError } from './errors.ts';
 import { HelmRendererPool, type RendererModule } from './renderer-pool.ts';
 import { type LookupFunction, type Outcome, RendererWorker } from './renderer-worker.ts';
@@ -118,8 +119,11 @@ export async function prewarmRenderers(
 export async function renderChart(opts: RenderOptions): Promise<string> {
   const { timeoutMs, memoryBytes } = opts.limits;
   if (!(timeoutMs > 0) || !(memoryBytes > 0)) throw new RangeError('renderChart: limits must be positive');
+  // Read before a renderer is taken: a refused chart costs no renderer time.
+  const files = readChartFiles(opts.chartDir, memoryBytes);
   const request: RendererRequest = {
-    chart: '/chart',
+    chart: files.root,
+    chartFiles: files.entries,
     releaseName: opts.releaseName,
     namespace: opts.namespace,
     values: (opts.values ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
@@ -136,16 +140,20 @@ export async function renderChart(opts: RenderOptions): Promise<string> {
   };
   const module = rendererModule(opts.wasmPath ?? defaultWasmPath(), pagesFor(memoryBytes));
   const pool = opts.pool ?? defaultRendererPool();
-  const outcome = await pool.withRenderer(module, async (worker) => {
-    copyChartInto(opts.chartDir, worker.chartDir);
-    return worker.render(requestText(request, memoryBytes), timeoutMs, opts.lookup);
-  });
+  const outcome = await pool.withRenderer(module, (worker) =>
+    worker.render(encodeRequest(requestText(request, memoryBytes), files.data), timeoutMs, opts.lookup),
+  );
   return resultOf(outcome, opts.chartDir, opts.limits);
 }
 
-/** What hack/tools/helm-renderer/main.go reads; `chart` is a path inside the sandbox. */
+/**
+ * What hack/tools/helm-renderer/main.go reads. With `chartFiles` (their bytes follow the JSON),
+ * `chart` only names the chart's directory in Helm's messages; without, it is a path the guest
+ * loads from its preopened directory (runRenderer).
+ */
 export interface RendererRequest {
   chart: string;
+  chartFiles?: ChartEntry[];
   releaseName: string;
   namespace: string;
   values: string[];
@@ -186,7 +194,11 @@ export async function runRenderer(
   try {
     await worker.started();
     return resultOf(
-      await worker.render(requestText(request, limits.memoryBytes), limits.timeoutMs, undefined),
+      await worker.render(
+        encodeRequest(requestText(request, limits.memoryBytes)),
+        limits.timeoutMs,
+        undefined,
+      ),
       shown,
       limits,
     );

@@ -87,12 +87,10 @@ export class HelmRendererPool {
     } finally {
       const consistent =
         outcome === undefined
-          ? worker.idle // `use` failed before handing the chart over
+          ? worker.idle // `use` failed before handing the request over
           : (outcome.kind === 'ok' || outcome.kind === 'helm-error') &&
             outcome.memoryBytes <= this.retireAboveBytes;
-      // Emptying the chart directory (a large chart: hundreds of files) is off the caller's path:
-      // the renderer takes the next chart only once it is empty.
-      void worker.clearChart().then((cleared) => this.release(slot, cleared && consistent));
+      this.release(slot, consistent);
     }
   }
 

@@ -1,9 +1,9 @@
 // One warm renderer: a worker thread holding an initialised instance of bin/mooring-helm.wasm
-// (wasi-worker.mjs), its own scratch directory (the preopened chart directory and the guest's
-// stderr) and the shared buffer through which the guest's `lookup` waits for the host's answer.
+// (wasi-worker.mjs), its own scratch directory (the guest's stderr; the guest itself opens no
+// directory, its charts come in the requests) and the shared buffer through which the guest's
+// `lookup` waits for the host's answer.
 // It renders one chart at a time; after a timeout, a trap or a panic it is dead and never reused.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
-import { readdir, rm } from 'node:fs/promises';
+import { mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -44,27 +44,21 @@ interface Job {
 }
 
 export class RendererWorker {
-  /** The directory the guest sees as /chart: fill it with `chartDir` before `render`. */
-  readonly chartDir: string;
   private readonly scratch: string;
   private readonly stderrPath: string;
   private readonly worker: Worker;
   private readonly control: Int32Array;
   private readonly answer: Uint8Array;
   private readonly ready: Promise<void>;
-  private readonly ownsChartDir: boolean;
   private job: Job | undefined;
   private dead = false;
 
   /**
-   * Starts the worker. `chartDir` defaults to a fresh directory of its own, emptied after every
-   * render; one given by the caller (a one-off run) is left as it is.
+   * Starts the worker. Its guest opens no directory; `preopen`, for a one-off run that loads a
+   * chart from a path, is what it sees as /chart.
    */
-  constructor(module: WasmModule, chartDir?: string) {
+  constructor(module: WasmModule, preopen?: string) {
     this.scratch = mkdtempSync(join(tmpdir(), 'mooring-helm-'));
-    this.ownsChartDir = !chartDir;
-    this.chartDir = chartDir ?? join(this.scratch, 'chart');
-    if (this.ownsChartDir) mkdirSync(this.chartDir, { mode: 0o700 });
     this.stderrPath = join(this.scratch, 'stderr');
     const buffer = new SharedArrayBuffer(8 + LOOKUP_ANSWER_LIMIT);
     this.control = new Int32Array(buffer, 0, 2);
@@ -73,7 +67,7 @@ export class RendererWorker {
     // Its own stdio is the process's (captured stdio would keep the process alive while an
     // idle worker waits); it prints nothing but WASI's experimental warning, silenced here.
     this.worker = new Worker(WORKER, {
-      workerData: { module, chartDir: this.chartDir, stderrPath: this.stderrPath, lookupBuffer: buffer },
+      workerData: { module, preopen, stderrPath: this.stderrPath, lookupBuffer: buffer },
       env: {},
       execArgv: ['--no-warnings'],
       resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 },
@@ -110,7 +104,7 @@ export class RendererWorker {
     return !this.dead;
   }
 
-  /** Alive and not rendering: the state after a render that never started (a refused chart copy). */
+  /** Alive and not rendering. */
   get idle(): boolean {
     return !this.dead && !this.job;
   }
@@ -122,10 +116,14 @@ export class RendererWorker {
   }
 
   /**
-   * Renders the chart already copied into `chartDir`.
-   * `request` is the JSON main.go reads. The worker is stopped at `timeoutMs`.
+   * Renders `request` (chart-files.ts encodeRequest: the JSON main.go reads and the chart's
+   * files), whose buffer is transferred to the worker. The worker is stopped at `timeoutMs`.
    */
-  render(request: string, timeoutMs: number, lookup: LookupFunction | undefined): Promise<Outcome> {
+  render(
+    request: Uint8Array<ArrayBuffer>,
+    timeoutMs: number,
+    lookup: LookupFunction | undefined,
+  ): Promise<Outcome> {
     if (this.dead || this.job) return Promise.reject(new Error('RendererWorker: not idle'));
     return new Promise<Outcome>((resolve) => {
       const timer = setTimeout(() => {
@@ -134,7 +132,7 @@ export class RendererWorker {
       }, timeoutMs);
       this.job = { done: resolve, lookup, timer };
       truncateSync(this.stderrPath, 0);
-      this.worker.postMessage({ request });
+      this.worker.postMessage({ request }, [request.buffer]);
     });
   }
 
@@ -208,23 +206,5 @@ export class RendererWorker {
       return '';
     }
     return text.length <= 8192 ? text : `${text.slice(0, 4096)}\n…\n${text.slice(-4096)}`;
-  }
-
-  /**
-   * Empties a chart directory of its own, so the next render sees nothing of this one's chart;
-   * false when something is left (the worker must then not be reused).
-   */
-  async clearChart(): Promise<boolean> {
-    if (!this.ownsChartDir) return true;
-    try {
-      await Promise.all(
-        (await readdir(this.chartDir)).map((entry) =>
-          rm(join(this.chartDir, entry), { recursive: true, force: true }),
-        ),
-      );
-      return (await readdir(this.chartDir)).length === 0;
-    } catch {
-      return false;
-    }
   }
 }

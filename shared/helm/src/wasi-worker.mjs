@@ -5,10 +5,12 @@
 // needs no loader.
 //
 // The guest gets no environment, its name as its one argument, /dev/null as stdin and stdout, an
-// append-only file as stderr (where Go writes a fatal error) and one preopened directory, `chartDir`
-// as /chart, which the parent fills with one chart copy per render and empties after it.
+// append-only file as stderr (where Go writes a fatal error) and no directory: each chart comes
+// in its request. Only a one-off renderer given `preopen` (the sandbox tests) sees that
+// directory, as /chart.
 //
-// Messages: parent → worker {type:'render', request} (a JSON string); worker → parent
+// Messages: parent → worker {request} (the encoded request, chart-files.ts encodeRequest, its
+// buffer transferred); worker → parent
 // {type:'ready'}, {type:'result', status, output, memoryBytes} (output an ArrayBuffer, transferred),
 // {type:'trap', message} (the instance is unusable), {type:'lookup', query} while the guest waits
 // for the answer in the shared buffer (see answerLookup in renderer-worker.ts).
@@ -16,7 +18,7 @@ import { closeSync, openSync } from 'node:fs';
 import { WASI } from 'node:wasi';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { module, chartDir, stderrPath, lookupBuffer } = workerData;
+const { module, preopen, stderrPath, lookupBuffer } = workerData;
 // lookupBuffer: [state, length] as Int32, then the answer's bytes. state 0: waiting, 1: answered;
 // length < 0: an error message of -length bytes.
 const control = new Int32Array(lookupBuffer, 0, 2);
@@ -27,7 +29,7 @@ const wasi = new WASI({
   version: 'preview1',
   args: ['mooring-helm'],
   env: {},
-  preopens: { '/chart': chartDir },
+  preopens: preopen ? { '/chart': preopen } : {},
   stdin: fds[0],
   stdout: fds[1],
   stderr: fds[2],
@@ -56,9 +58,8 @@ const host = {
 
 function render(request) {
   const { mooring_request, mooring_render, mooring_result, mooring_release } = instance.exports;
-  const bytes = Buffer.from(request, 'utf8');
-  const at = mooring_request(bytes.length);
-  memory().set(bytes, at);
+  const at = mooring_request(request.length);
+  memory().set(request, at);
   const length = mooring_render();
   const result = mooring_result();
   const view = memory();

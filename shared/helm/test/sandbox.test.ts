@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { encodeRequest } from '../src/chart-files.ts';
 import {
   HelmChartError,
   HelmMemoryError,
@@ -15,7 +16,9 @@ import {
   HelmTimeoutError,
   renderChart,
 } from '../src/index.ts';
-import { type RendererRequest, runRenderer } from '../src/render.ts';
+import { defaultWasmPath, type RendererRequest, rendererModule, runRenderer } from '../src/render.ts';
+import { RendererWorker } from '../src/renderer-worker.ts';
+import { pagesFor } from '../src/wasm-memory.ts';
 import { requireHelmBinaries, TESTDATA } from './helm-oracle.ts';
 
 requireHelmBinaries();
@@ -121,7 +124,8 @@ describe('the Helm renderer sandbox', () => {
   });
 
   it('the guest itself can open nothing but its chart directory', { timeout: 300_000 }, async () => {
-    // Below renderChart's chart copy: the renderer is asked to load charts outside /chart.
+    // Below renderChart's reading of the chart: a one-off renderer with a preopened directory is
+    // asked to load charts outside /chart.
     const chart = join(scratch, 'preopen');
     cpSync(hostile('escape'), chart, { recursive: true });
     assert.match(await runRenderer(base, chart, 'preopen', roomy), /name: escape/);
@@ -135,6 +139,24 @@ describe('the Helm renderer sandbox', () => {
         },
         outside,
       );
+    }
+  });
+
+  it('a pooled renderer has no directory at all: its charts come in the request', {
+    timeout: 300_000,
+  }, async () => {
+    const module = await rendererModule(defaultWasmPath(), pagesFor(roomy.memoryBytes)).module();
+    const worker = new RendererWorker(module);
+    try {
+      await worker.started();
+      for (const path of ['/', '/chart', '.', TESTDATA]) {
+        const request = encodeRequest(JSON.stringify({ ...base, chart: path }));
+        const outcome = await worker.render(request, roomy.timeoutMs, undefined);
+        assert.equal(outcome.kind, 'helm-error', `${path}: ${JSON.stringify(outcome)}`);
+        assert.doesNotMatch(JSON.stringify(outcome), /Chart\.yaml|root:/, path);
+      }
+    } finally {
+      worker.discard();
     }
   });
 

@@ -156,7 +156,7 @@ function walkChart(chartDir: string): LoadedFile[] {
     for (const name of readdirSync(dir).sort()) {
       const path = rel ? `${rel}/${name}` : name;
       const full = join(dir, name);
-      // Helm's loader follows links (internal/sympath), as copyChart does.
+      // Helm's loader follows links (internal/sympath), as readChartFiles does.
       const st = lstatSync(full).isSymbolicLink() ? statSync(full) : lstatSync(full);
       if (st.isDirectory()) {
         if (!rules.ignores(path, true)) walk(full, path);
