@@ -58,7 +58,7 @@ function extraFlag(extra: Record<string, unknown>, name: keyof typeof KUSTOMIZE_
 export function kustomizeOperator(): OperatorDefinition {
   // Extracted artifacts live on disk while cached; they are removed when the operator stops.
   const artifacts = new ArtifactCache();
-  const renders = new RenderCache(256, artifacts);
+  const renders = new RenderCache(undefined, artifacts);
   const capabilities = new CapabilitiesCache();
   // Made with the first client the operator hands over; one per process, closed at stop.
   let healthWatches: HealthWatches | undefined;
