@@ -157,6 +157,51 @@ test('addAfter while processing readies the key after done', async () => {
   assert.equal(q.length, 1);
 });
 
+test('a changed key is served before keys whose interval or backoff fell due', async () => {
+  const { q, clock } = queue();
+  for (const k of ['due-1', 'due-2', 'due-3']) q.addAfter(k, 1000);
+  q.addRateLimited('retry');
+  clock.advance(1000);
+  assert.equal(q.length, 4);
+  q.add('pushed');
+  q.add('new-generation');
+  // Changed keys first in the order they changed, then the due ones in the order they fell due.
+  assert.deepEqual(await drain(q), ['pushed', 'new-generation', 'retry', 'due-1', 'due-2', 'due-3']);
+});
+
+test('a due key that changes moves ahead; a changed key falling due keeps its place', async () => {
+  const { q, clock } = queue();
+  for (const k of ['a', 'b', 'c']) q.addAfter(k, 1000);
+  clock.advance(1000);
+  q.add('c');
+  assert.equal(q.length, 3, 'c is ready once, not in both lanes');
+  q.add('x');
+  q.addAfter('x', 1000);
+  clock.advance(1000);
+  assert.deepEqual(await drain(q), ['c', 'x', 'a', 'b']);
+});
+
+test('a key changed while processing goes ahead after done, even if its interval fell due too', async () => {
+  const { q, clock } = queue();
+  q.add('busy');
+  assert.equal(await q.get(), 'busy');
+  q.addAfter('busy', 1000);
+  q.addAfter('waiting', 1000);
+  clock.advance(1000);
+  q.add('busy');
+  q.done('busy');
+  assert.deepEqual(await drain(q), ['busy', 'waiting']);
+
+  // Only due while processing: it queues behind what was already due.
+  q.add('busy');
+  assert.equal(await q.get(), 'busy');
+  q.addAfter('busy', 1000);
+  q.addAfter('waiting', 500);
+  clock.advance(1000);
+  q.done('busy');
+  assert.deepEqual(await drain(q), ['waiting', 'busy']);
+});
+
 test('addAfter with no delay waits the minimum requeue instead of adding at once', () => {
   const { q, clock } = queue();
   q.addAfter('a', 0);

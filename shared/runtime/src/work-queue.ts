@@ -42,9 +42,21 @@ interface Waiter {
 }
 
 /**
+ * Why a key is ready: `add` (something changed: a new generation, a source's new revision, a
+ * reconcile request) or a delay falling due (the interval, a retry's backoff).
+ */
+type Lane = 'changed' | 'due';
+
+/**
  * The controller work queue (client-go's rate-limited delaying queue): keys are deduplicated,
  * served first in first out, and never handed to two workers at once; a key added while it is
  * being processed is served again only after `done`.
+ *
+ * Keys made ready by `add` go ahead of keys whose delay fell due: with 1000 Kustomizations on a
+ * 1m interval the due keys can outnumber what the workers serve, and a pushed commit's reconcile
+ * waited behind all of them (over 30 s, issue #21). A due key waits only while changed keys keep
+ * coming faster than the workers take them; each key is in the queue once, so that is bounded by
+ * how many objects change.
  */
 export class WorkQueue {
   readonly #clock: Clock;
@@ -53,11 +65,13 @@ export class WorkQueue {
   readonly #jitterFraction: number;
   readonly #random: (() => number) | undefined;
 
-  // A Set keeps insertion order, so it is both the FIFO and the deduplication index.
-  readonly #ready = new Set<string>();
+  // A Set keeps insertion order, so each is both a FIFO and a deduplication index; a key is in at
+  // most one of the two.
+  readonly #changed = new Set<string>();
+  readonly #due = new Set<string>();
   readonly #processing = new Set<string>();
-  /** Keys added while processing: ready again on `done`. Always a subset of `#processing`. */
-  readonly #dirty = new Set<string>();
+  /** Keys made ready while processing, and in which lane: ready again on `done`. Keys of `#processing` only. */
+  readonly #dirty = new Map<string, Lane>();
   readonly #delayed = new Map<string, { at: number; timer: TimerHandle }>();
   readonly #failures = new Map<string, number>();
   readonly #waiters: Waiter[] = [];
@@ -78,11 +92,11 @@ export class WorkQueue {
     this.#random = options.random;
   }
 
-  /** Makes `key` ready now; supersedes any pending delay for it. */
+  /** Makes `key` ready now, ahead of keys whose delay fell due; supersedes any pending delay for it. */
   add(key: string): void {
     if (this.#shutDown) return;
     this.#cancelDelay(key);
-    this.#enqueue(key);
+    this.#enqueue(key, 'changed');
   }
 
   /**
@@ -148,7 +162,9 @@ export class WorkQueue {
   /** Marks `key` as no longer processing; if it was added meanwhile, it is ready again. */
   done(key: string): void {
     if (!this.#processing.delete(key)) return;
-    if (this.#dirty.delete(key) && !this.#shutDown) this.#enqueue(key);
+    const lane = this.#dirty.get(key);
+    this.#dirty.delete(key);
+    if (lane && !this.#shutDown) this.#enqueue(key, lane);
   }
 
   /** Stops the queue: pending delays are dropped, waiting and later `get`s resolve `undefined`. */
@@ -157,7 +173,8 @@ export class WorkQueue {
     this.#shutDown = true;
     for (const { timer } of this.#delayed.values()) this.#clock.clearTimeout(timer);
     this.#delayed.clear();
-    this.#ready.clear();
+    this.#changed.clear();
+    this.#due.clear();
     this.#dirty.clear();
     for (const waiter of this.#waiters.splice(0)) {
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
@@ -171,27 +188,27 @@ export class WorkQueue {
 
   /** Keys ready to be handed out. */
   get length(): number {
-    return this.#ready.size;
+    return this.#changed.size + this.#due.size;
   }
 
   /** Distinct keys ready, delayed or processing: the queue-depth metric. */
   get pending(): number {
     let delayedOnly = 0;
     for (const key of this.#delayed.keys()) if (!this.#processing.has(key)) delayedOnly++;
-    return this.#ready.size + this.#processing.size + delayedOnly;
+    return this.length + this.#processing.size + delayedOnly;
   }
 
   /** Makes `key` ready after `ms`, which callers keep within (0, MAX_REQUEUE_MS], so one timer holds it. */
   #schedule(key: string, ms: number): void {
     if (this.#shutDown) return;
-    if (this.#ready.has(key) || this.#dirty.has(key)) return;
+    if (this.#changed.has(key) || this.#due.has(key) || this.#dirty.has(key)) return;
     const at = this.#clock.now() + ms;
     const pending = this.#delayed.get(key);
     if (pending && pending.at <= at) return;
     if (pending) this.#clock.clearTimeout(pending.timer);
     const timer = this.#clock.setTimeout(() => {
       this.#delayed.delete(key);
-      this.#enqueue(key);
+      this.#enqueue(key, 'due');
     }, ms);
     this.#delayed.set(key, { at, timer });
   }
@@ -203,18 +220,25 @@ export class WorkQueue {
     this.#delayed.delete(key);
   }
 
-  #enqueue(key: string): void {
+  #enqueue(key: string, lane: Lane): void {
     if (this.#processing.has(key)) {
-      this.#dirty.add(key);
+      if (this.#dirty.get(key) !== 'changed') this.#dirty.set(key, lane);
       return;
     }
-    this.#ready.add(key);
+    if (this.#changed.has(key)) return;
+    if (lane === 'changed') {
+      // A due key that changed meanwhile moves up; a changed one keeps its place.
+      this.#due.delete(key);
+      this.#changed.add(key);
+    } else {
+      this.#due.add(key);
+    }
     this.#dispatch();
   }
 
   /** Hands ready keys to waiting getters, oldest getter first. */
   #dispatch(): void {
-    while (this.#waiters.length > 0 && this.#ready.size > 0) {
+    while (this.#waiters.length > 0 && this.length > 0) {
       const waiter = this.#waiters.shift()!;
       waiter.signal?.removeEventListener('abort', waiter.onAbort);
       waiter.resolve(this.#take());
@@ -222,9 +246,10 @@ export class WorkQueue {
   }
 
   #take(): string | undefined {
-    const next = this.#ready.values().next();
+    const lane = this.#changed.size > 0 ? this.#changed : this.#due;
+    const next = lane.values().next();
     if (next.done) return undefined;
-    this.#ready.delete(next.value);
+    lane.delete(next.value);
     this.#processing.add(next.value);
     return next.value;
   }
