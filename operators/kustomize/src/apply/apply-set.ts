@@ -94,15 +94,23 @@ async function pool<I, O>(items: I[], limit: number, work: (item: I) => Promise<
 export async function applySet(objects: Manifest[], opts: ApplySetOptions): Promise<ApplyChange[]> {
   const changes: ApplyChange[] = [];
   const stages = byStage(objects);
-  for (const [index, stage] of stages.entries()) {
+  for (const stage of stages) {
     if (stage.length === 0) continue;
-    if (index > 0) opts.client.mapper.invalidate();
     const plans = await pool(stage, opts.concurrency, (obj) => planOne(obj, opts));
     const writes = plans.filter((p) => p.write !== undefined);
     if (writes.length && opts.beforeApply) await opts.beforeApply(writes.map((p) => p.change.ref));
     const applied = await pool(plans, opts.concurrency, (plan) => execute(plan, opts));
     changes.push(...applied);
-    if (index === 0 && opts.waitForStage0) await opts.waitForStage0(applied);
+    // Discovery changes only when a CRD does. The mapper is the process's: dropping it after every
+    // stage cost each Kustomization two discovery reads a pass, and its neighbours theirs.
+    if (
+      applied.some(
+        (c) =>
+          c.ref.kind === 'CustomResourceDefinition' && c.action !== 'unchanged' && c.action !== 'skipped',
+      )
+    )
+      opts.client.mapper.invalidate();
+    if (stage === stages[0] && opts.waitForStage0) await opts.waitForStage0(applied);
   }
   return changes;
 }

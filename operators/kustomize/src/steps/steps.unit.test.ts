@@ -621,6 +621,20 @@ test('apply: an unchanged revision writes nothing and saves no progress', async 
   assert.equal(again.run.summary, '');
 });
 
+test('apply: an unchanged revision reads each object once and asks discovery nothing', async () => {
+  const w = await world();
+  const first = await w.runOf();
+  await runUpTo(first.run, 'apply');
+  await apply(first.run);
+  const again = await w.runOf({}, [ref('ConfigMap', 'a')]);
+  again.run.memory.knownVersions = first.run.memory.knownVersions;
+  await runUpTo(again.run, 'apply');
+  w.transport.requests.length = 0;
+  await apply(again.run);
+  // Discovery answers are cached by the client; only a stage that wrote a CRD makes them stale.
+  assert.deepEqual(w.transport.requests, [`GET /api/v1/namespaces/${NS}/configmaps/a`]);
+});
+
 test('apply: an object the API server refuses fails the stage with nothing of it written or recorded', async () => {
   const w = await world();
   const bad = configMap('b');
