@@ -19,6 +19,7 @@
 // result and collects garbage so the next render starts from a small heap. The chart arrives in
 // the request (chart_files.go), so a pooled renderer has no directory at all; a request that
 // names a path instead loads it from the preopened directory (the sandbox tests' one-off runs).
+// A chart the host names by digest is kept between renders and copied for each (chart_cache.go).
 package main
 
 import (
@@ -59,19 +60,24 @@ import (
 type request struct {
 	// Chart: the chart's directory. With ChartFiles it only names the chart in Helm's messages
 	// (as `helm template <dir>` names it); without, the guest loads it from its file system.
-	Chart       string       `json:"chart"`
-	ChartFiles  []chartEntry `json:"chartFiles"`
-	ReleaseName string       `json:"releaseName"`
-	Namespace   string       `json:"namespace"`
-	Values      []string     `json:"values"`
-	SetJSON     []string     `json:"setJSON"`
-	Set         []string     `json:"set"`
-	SetString   []string     `json:"setString"`
-	SetLiteral  []string     `json:"setLiteral"`
-	KubeVersion string       `json:"kubeVersion"`
-	APIVersions []string     `json:"apiVersions"`
-	IncludeCRDs bool         `json:"includeCrds"`
-	IsUpgrade   bool         `json:"isUpgrade"`
+	Chart      string       `json:"chart"`
+	ChartFiles []chartEntry `json:"chartFiles"`
+	// ChartDigest names the chart in this renderer's cache (chart_cache.go): with ChartFiles, keep
+	// the chart under it; alone, render the one kept.
+	ChartDigest string `json:"chartDigest"`
+	// ForgetCharts: digests to drop from the cache first.
+	ForgetCharts []string `json:"forgetCharts"`
+	ReleaseName  string   `json:"releaseName"`
+	Namespace    string   `json:"namespace"`
+	Values       []string `json:"values"`
+	SetJSON      []string `json:"setJSON"`
+	Set          []string `json:"set"`
+	SetString    []string `json:"setString"`
+	SetLiteral   []string `json:"setLiteral"`
+	KubeVersion  string   `json:"kubeVersion"`
+	APIVersions  []string `json:"apiVersions"`
+	IncludeCRDs  bool     `json:"includeCrds"`
+	IsUpgrade    bool     `json:"isUpgrade"`
 	// Revision: .Release.Revision, the release version being made (a HelmRelease knows it from
 	// the release history); 0 means 1, as `helm template` has it.
 	Revision             int  `json:"revision"`
@@ -96,6 +102,8 @@ const (
 	statusHelmError = 1
 	// The renderer panicked outside Helm's own recovery; the host discards this instance.
 	statusPanic = 2
+	// The request named a chart by digest that is not cached here; the host sends it whole.
+	statusChartNotCached = 3
 )
 
 var (
@@ -156,6 +164,9 @@ func renderGuarded(in []byte) (status byte, out []byte) {
 		}
 	}()
 	out, err := run(in)
+	if errors.Is(err, errChartNotCached) {
+		return statusChartNotCached, []byte(err.Error())
+	}
 	if err != nil {
 		return statusHelmError, []byte(err.Error())
 	}
@@ -173,6 +184,9 @@ func run(in []byte) ([]byte, error) {
 	if err := dec.Decode(&req); err != nil {
 		return nil, fmt.Errorf("mooring-helm: bad request: %w", err)
 	}
+	for _, digest := range req.ForgetCharts {
+		delete(chartCache, digest)
+	}
 	if req.MemoryLimit > 0 {
 		debug.SetMemoryLimit(req.MemoryLimit)
 	}
@@ -183,7 +197,7 @@ func run(in []byte) ([]byte, error) {
 		}
 		return json.Marshal(map[string]interface{}{"environ": os.Environ(), "args": os.Args, "wd": wd})
 	}
-	if req.Chart == "" && req.ChartFiles == nil {
+	if req.Chart == "" && req.ChartFiles == nil && req.ChartDigest == "" {
 		return nil, errors.New("mooring-helm: bad request: no chart")
 	}
 	if req.ReleaseName == "" {
@@ -200,9 +214,20 @@ func run(in []byte) ([]byte, error) {
 
 	// cmd/helm/install.go runInstall, without the parts that reach a repository or a cluster.
 	var chrt *chart.Chart
-	if req.ChartFiles != nil {
+	switch {
+	case req.ChartFiles != nil:
 		chrt, err = loadChartFiles(req.Chart, req.ChartFiles, chartData)
-	} else {
+		if err == nil && req.ChartDigest != "" {
+			chartCache[req.ChartDigest] = chrt
+			chrt = cloneChart(chrt)
+		}
+	case req.ChartDigest != "":
+		kept, ok := chartCache[req.ChartDigest]
+		if !ok {
+			return nil, errChartNotCached
+		}
+		chrt = cloneChart(kept)
+	default:
 		chrt, err = loader.Load(req.Chart)
 	}
 	if err != nil {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve, sep } from 'node:path';
 import { HelmChartError, HelmMemoryError } from './errors.ts';
@@ -29,6 +30,12 @@ export interface ChartFiles {
   entries: ChartEntry[];
   data: Buffer[];
   bytes: number;
+  /**
+   * sha256 of the entries and the bytes: what the chart is, wherever it lies. A renderer that
+   * has loaded a chart of this digest keeps it (renderer-worker.ts) and renders it again without
+   * being sent it.
+   */
+  digest: string;
 }
 
 /**
@@ -48,7 +55,7 @@ export function readChartFiles(src: string, maxBytes: number): ChartFiles {
     if (err instanceof HelmChartError) throw err;
     throw new HelmChartError(`chart ${src} cannot be read: ${(err as Error).message}`);
   }
-  const files: ChartFiles = { root: resolve(src), entries: [], data: [], bytes: 0 };
+  const files: ChartFiles = { root: resolve(src), entries: [], data: [], bytes: 0, digest: '' };
   const inside = (p: string): boolean => p === root || p.startsWith(root + sep);
   const walk = (dir: string, shown: string, open: Set<string>): void => {
     for (const name of readdirSync(dir).sort()) {
@@ -90,6 +97,9 @@ export function readChartFiles(src: string, maxBytes: number): ChartFiles {
     }
   };
   walk(root, '', new Set([root]));
+  const hash = createHash('sha256').update(JSON.stringify(files.entries));
+  for (const d of files.data) hash.update(d);
+  files.digest = hash.digest('hex');
   return files;
 }
 

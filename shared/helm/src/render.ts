@@ -7,7 +7,7 @@
 // property to a test.
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type ChartEntry, encodeRequest, readChartFiles } from './chart-files.ts';
+import { readChartFiles } from './chart-files.ts';
 import { HelmMemoryError, HelmRenderError, HelmTemplateError, HelmTimeoutError } from './errors.ts';
 import { HelmRendererPool, type RendererModule } from './renderer-pool.ts';
 import { type LookupFunction, type Outcome, RendererWorker } from './renderer-worker.ts';
@@ -73,6 +73,12 @@ export function defaultRendererPool(): HelmRendererPool {
   return defaultPool;
 }
 
+const WASM_PAGE_BYTES = 65536;
+// A renderer keeps the charts it loaded (their files at most this share of its memory, the
+// parsed charts a few times that), so a warm render of a chart it has seen skips loading it; the
+// rest of the memory limit stays the render's.
+const CHART_CACHE_SHARE = 64;
+
 // One compiled module per (file, size, mtime, page cap): compiling is the slow part of a first render.
 const modules = new Map<string, Promise<WasmModule>>();
 
@@ -89,6 +95,7 @@ export function rendererModule(path: string, maxPages: number): RendererModule {
   const key = `${path}\0${st.size}\0${st.mtimeMs}\0${maxPages}`;
   return {
     key,
+    chartCacheBytes: Math.floor((maxPages * WASM_PAGE_BYTES) / CHART_CACHE_SHARE),
     module: () => {
       let m = modules.get(key);
       if (!m) {
@@ -123,7 +130,6 @@ export async function renderChart(opts: RenderOptions): Promise<string> {
   const files = readChartFiles(opts.chartDir, memoryBytes);
   const request: RendererRequest = {
     chart: files.root,
-    chartFiles: files.entries,
     releaseName: opts.releaseName,
     namespace: opts.namespace,
     values: (opts.values ?? []).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
@@ -141,19 +147,18 @@ export async function renderChart(opts: RenderOptions): Promise<string> {
   const module = rendererModule(opts.wasmPath ?? defaultWasmPath(), pagesFor(memoryBytes));
   const pool = opts.pool ?? defaultRendererPool();
   const outcome = await pool.withRenderer(module, (worker) =>
-    worker.render(encodeRequest(requestText(request, memoryBytes), files.data), timeoutMs, opts.lookup),
+    worker.render(requestFields(request, memoryBytes), files, timeoutMs, opts.lookup),
   );
   return resultOf(outcome, opts.chartDir, opts.limits);
 }
 
 /**
- * What hack/tools/helm-renderer/main.go reads. With `chartFiles` (their bytes follow the JSON),
- * `chart` only names the chart's directory in Helm's messages; without, it is a path the guest
+ * What hack/tools/helm-renderer/main.go reads, less the chart, which RendererWorker adds. With a
+ * chart, `chart` only names its directory in Helm's messages; without, it is a path the guest
  * loads from its preopened directory (runRenderer).
  */
 export interface RendererRequest {
   chart: string;
-  chartFiles?: ChartEntry[];
   releaseName: string;
   namespace: string;
   values: string[];
@@ -172,9 +177,9 @@ export interface RendererRequest {
   probe?: boolean;
 }
 
-function requestText(request: RendererRequest, memoryBytes: number): string {
+function requestFields(request: RendererRequest, memoryBytes: number): Record<string, unknown> {
   // Go's soft limit below the hard cap, so garbage is collected before the cap is reached.
-  return JSON.stringify({ ...request, memoryLimit: Math.floor(memoryBytes * 0.8) });
+  return { ...request, memoryLimit: Math.floor(memoryBytes * 0.8) };
 }
 
 /**
@@ -190,15 +195,11 @@ export async function runRenderer(
   wasmPath?: string,
 ): Promise<string> {
   const module = await rendererModule(wasmPath ?? defaultWasmPath(), pagesFor(limits.memoryBytes)).module();
-  const worker = new RendererWorker(module, preopen);
+  const worker = new RendererWorker(module, { preopen });
   try {
     await worker.started();
     return resultOf(
-      await worker.render(
-        encodeRequest(requestText(request, limits.memoryBytes)),
-        limits.timeoutMs,
-        undefined,
-      ),
+      await worker.render(requestFields(request, limits.memoryBytes), undefined, limits.timeoutMs, undefined),
       shown,
       limits,
     );

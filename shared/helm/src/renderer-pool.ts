@@ -23,6 +23,8 @@ export interface HelmPoolOptions {
 export interface RendererModule {
   key: string;
   module: () => Promise<WasmModule>;
+  /** The chart files each renderer's guest may keep loaded between renders (RendererWorker). */
+  chartCacheBytes?: number;
 }
 
 // A cold start (worker, instantiate, Go runtime and Helm init) that takes longer is a broken host.
@@ -147,7 +149,9 @@ export class HelmRendererPool {
     this.slots.add(slot);
     this.startedCount++;
     const started = (async () => {
-      const worker = new RendererWorker(await waiter.module.module());
+      const worker = new RendererWorker(await waiter.module.module(), {
+        chartCacheBytes: waiter.module.chartCacheBytes,
+      });
       slot.worker = worker;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<never>((_, reject) => {

@@ -3,10 +3,14 @@
 // directory, its charts come in the requests) and the shared buffer through which the guest's
 // `lookup` waits for the host's answer.
 // It renders one chart at a time; after a timeout, a trap or a panic it is dead and never reused.
+// The guest keeps the charts it loaded (hack/tools/helm-renderer/chart_cache.go), so a chart it
+// has seen is named by digest instead of sent; which ones it keeps is decided here, within
+// `chartCacheBytes` of chart files, oldest out first.
 import { mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { type ChartFiles, encodeRequest } from './chart-files.ts';
 import { HelmRenderError } from './errors.ts';
 import type { WasmModule } from './wasm-api.ts';
 
@@ -37,8 +41,11 @@ type FromWorker =
   | { type: 'trap'; message: string }
   | { type: 'lookup'; query: string };
 
+/** A call's end: an Outcome, or the guest's "that chart is not cached here". */
+type CallOutcome = Outcome | { kind: 'not-cached' };
+
 interface Job {
-  done: (o: Outcome) => void;
+  done: (o: CallOutcome) => void;
   lookup: LookupFunction | undefined;
   timer: NodeJS.Timeout;
 }
@@ -52,12 +59,19 @@ export class RendererWorker {
   private readonly ready: Promise<void>;
   private job: Job | undefined;
   private dead = false;
+  /** The guest's cached charts as this side decided them: digest → bytes, oldest first. */
+  private readonly charts = new Map<string, number>();
+  private chartBytes = 0;
+  private readonly chartCacheBytes: number;
 
   /**
    * Starts the worker. Its guest opens no directory; `preopen`, for a one-off run that loads a
-   * chart from a path, is what it sees as /chart.
+   * chart from a path, is what it sees as /chart. `chartCacheBytes` (default 0: none) bounds the
+   * chart files its guest keeps loaded between renders.
    */
-  constructor(module: WasmModule, preopen?: string) {
+  constructor(module: WasmModule, options: { preopen?: string; chartCacheBytes?: number } = {}) {
+    const { preopen } = options;
+    this.chartCacheBytes = options.chartCacheBytes ?? 0;
     this.scratch = mkdtempSync(join(tmpdir(), 'mooring-helm-'));
     this.stderrPath = join(this.scratch, 'stderr');
     const buffer = new SharedArrayBuffer(8 + LOOKUP_ANSWER_LIMIT);
@@ -116,16 +130,70 @@ export class RendererWorker {
   }
 
   /**
-   * Renders `request` (chart-files.ts encodeRequest: the JSON main.go reads and the chart's
-   * files), whose buffer is transferred to the worker. The worker is stopped at `timeoutMs`.
+   * Renders `request` (the JSON main.go reads, without the chart) with `chart`, or, without one,
+   * the chart at `request.chart` in the preopened directory. The worker is stopped at `timeoutMs`.
    */
-  render(
-    request: Uint8Array<ArrayBuffer>,
+  async render(
+    request: Record<string, unknown>,
+    chart: ChartFiles | undefined,
     timeoutMs: number,
     lookup: LookupFunction | undefined,
   ): Promise<Outcome> {
-    if (this.dead || this.job) return Promise.reject(new Error('RendererWorker: not idle'));
-    return new Promise<Outcome>((resolve) => {
+    if (this.dead || this.job) throw new Error('RendererWorker: not idle');
+    const deadline = performance.now() + timeoutMs;
+    if (!chart)
+      return this.settle(await this.call(encodeRequest(JSON.stringify(request)), timeoutMs, lookup));
+    if (this.charts.has(chart.digest)) {
+      this.charts.delete(chart.digest); // re-inserted as the newest
+      const named = encodeRequest(JSON.stringify({ ...request, chartDigest: chart.digest }));
+      const outcome = await this.call(named, timeoutMs, lookup);
+      if (outcome.kind !== 'not-cached') {
+        this.charts.set(chart.digest, chart.bytes);
+        return outcome;
+      }
+      this.chartBytes -= chart.bytes;
+    }
+    // Sent whole, and kept if it fits: the oldest charts make room.
+    const keep = chart.bytes <= this.chartCacheBytes;
+    const forget: string[] = [];
+    for (const [digest, bytes] of this.charts) {
+      if (!keep || this.chartBytes + chart.bytes <= this.chartCacheBytes) break;
+      forget.push(digest);
+      this.charts.delete(digest);
+      this.chartBytes -= bytes;
+    }
+    const whole = encodeRequest(
+      JSON.stringify({
+        ...request,
+        chartFiles: chart.entries,
+        chartDigest: keep ? chart.digest : '',
+        forgetCharts: forget,
+      }),
+      chart.data,
+    );
+    const outcome = this.settle(await this.call(whole, Math.max(1, deadline - performance.now()), lookup));
+    // Kept unless Helm's loader refused it; counted either way (a chart the guest turns out not to
+    // have is sent again), so nothing the guest keeps escapes the budget.
+    if (keep && (outcome.kind === 'ok' || outcome.kind === 'helm-error')) {
+      this.charts.set(chart.digest, chart.bytes);
+      this.chartBytes += chart.bytes;
+    }
+    return outcome;
+  }
+
+  /** A guest that asked for a chart it was given whole is broken: never reused. */
+  private settle(outcome: CallOutcome): Outcome {
+    if (outcome.kind !== 'not-cached') return outcome;
+    this.discard();
+    return { kind: 'panic', message: 'the renderer lost a chart it was just given' };
+  }
+
+  private call(
+    request: Uint8Array<ArrayBuffer>,
+    timeoutMs: number,
+    lookup: LookupFunction | undefined,
+  ): Promise<CallOutcome> {
+    return new Promise<CallOutcome>((resolve) => {
       const timer = setTimeout(() => {
         this.finish({ kind: 'timeout' });
         this.discard();
@@ -149,6 +217,7 @@ export class RendererWorker {
       const text = Buffer.from(m.output).toString('utf8');
       if (m.status === 0) this.finish({ kind: 'ok', output: text, memoryBytes: m.memoryBytes });
       else if (m.status === 1) this.finish({ kind: 'helm-error', message: text, memoryBytes: m.memoryBytes });
+      else if (m.status === 3) this.finish({ kind: 'not-cached' });
       else {
         this.finish({ kind: 'panic', message: text });
         this.discard();
@@ -186,7 +255,7 @@ export class RendererWorker {
     Atomics.notify(this.control, 0);
   }
 
-  private finish(outcome: Outcome): void {
+  private finish(outcome: CallOutcome): void {
     const job = this.job;
     if (!job) return;
     this.job = undefined;

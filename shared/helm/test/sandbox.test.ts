@@ -6,7 +6,6 @@ import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { encodeRequest } from '../src/chart-files.ts';
 import {
   HelmChartError,
   HelmMemoryError,
@@ -150,8 +149,7 @@ describe('the Helm renderer sandbox', () => {
     try {
       await worker.started();
       for (const path of ['/', '/chart', '.', TESTDATA]) {
-        const request = encodeRequest(JSON.stringify({ ...base, chart: path }));
-        const outcome = await worker.render(request, roomy.timeoutMs, undefined);
+        const outcome = await worker.render({ ...base, chart: path }, undefined, roomy.timeoutMs, undefined);
         assert.equal(outcome.kind, 'helm-error', `${path}: ${JSON.stringify(outcome)}`);
         assert.doesNotMatch(JSON.stringify(outcome), /Chart\.yaml|root:/, path);
       }
