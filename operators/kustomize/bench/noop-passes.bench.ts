@@ -1,0 +1,313 @@
+// Forced no-op reconciles and memory (issue #21's "No-op reconcile" and "Memory" targets): N
+// Kustomizations (one GitRepository, four objects each, as convergence.bench.ts) converge on the
+// all-in-one bundle; then every Kustomization is asked to reconcile (a new
+// reconcile.mooring.dev/requestedAt) with nothing new in Git and nothing drifted, PASSES times.
+// Per pass: the operator's own API requests by verb and renders per Kustomization, from its
+// /metrics, and its RSS after the pass; and the RSS it holds per 1,000 tracked objects (converged
+// minus idle).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import net from 'node:net';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KUSTOMIZE_API_VERSION, RECONCILE_REQUESTED_AT_ANNOTATION, SOURCE_API_VERSION } from '@mooring/api';
+import { KubeClient, type KubeObject } from '@mooring/runtime';
+import { GitServer, uniqueName } from '@mooring/test/harness';
+import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
+import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
+
+const N = Number(process.env.MOORING_BENCH_SIZE ?? 1000);
+const PASSES = Number(process.env.MOORING_BENCH_PASSES ?? 3);
+const OBJECTS_EACH = 4;
+const log = (line: string) => process.stderr.write(`noop-passes: ${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const manifests = `apiVersion: v1
+kind: ServiceAccount
+metadata: {name: app}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: app}
+data: {greeting: hello}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: app}
+spec:
+  selector: {app: app}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: app}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: app}}
+  template:
+    metadata: {labels: {app: app}}
+    spec:
+      serviceAccountName: app
+      containers: [{name: app, image: ghcr.io/stefanprodan/podinfo:6.7.0}]
+`;
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A metric's values summed by one label, from the operator's /metrics. */
+async function sumsBy(port: number, metric: string, label: string): Promise<Map<string, number>> {
+  const sums = new Map<string, number>();
+  const pattern = new RegExp(`^${metric}\\{(.*)\\} (\\S+)$`);
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  for (const line of text.split('\n')) {
+    const m = pattern.exec(line);
+    const value = m ? new RegExp(`${label}="([^"]*)"`).exec(m[1]!)?.[1] : undefined;
+    if (m && value !== undefined) sums.set(value, (sums.get(value) ?? 0) + Number(m[2]));
+  }
+  return sums;
+}
+
+const minus = (after: Map<string, number>, before: Map<string, number>): Map<string, number> =>
+  new Map(
+    [...after].map(([k, v]) => [k, v - (before.get(k) ?? 0)]).filter(([, v]) => Number(v) > 0) as [
+      string,
+      number,
+    ][],
+  );
+const total = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** The V8 heap in use (prom-client's nodejs_heap_size_used_bytes), in MB: RSS keeps pages a collection freed. */
+async function heapMb(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+}
+
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+}
+
+type Ks = KubeObject & {
+  status?: { conditions?: { type: string; status: string }[]; lastHandledReconcileAt?: string };
+};
+
+async function waitAll(
+  client: KubeClient,
+  namespace: string,
+  done: (k: Ks) => boolean,
+  what: string,
+): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const list = await client.list<Ks>(KUSTOMIZE_API_VERSION, 'Kustomization', { namespace });
+    const count = list.items.filter(done).length;
+    if (count === N) return Date.now() - started;
+    if (Date.now() - started > 20 * 60_000) throw new Error(`${what}: only ${count}/${N} after 20 minutes`);
+    await sleep(500);
+  }
+}
+
+const plane = await up(locationAt(join(repoRoot, '.mooring/bench-control-plane')), log);
+const client = await KubeClient.fromKubeconfig(plane.kubeconfig, { qps: 500, burst: 1000 });
+const git = await GitServer.start();
+const { appDir } = await bundleOperators();
+const namespace = uniqueName('noop');
+await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+const storage = await mkdtemp(join(tmpdir(), 'mooring-bench-'));
+const metrics = await freePort();
+let proc: ChildProcess | undefined;
+try {
+  const repo = await git.createRepo(namespace);
+  await repo.commit({ 'app/manifests.yaml': manifests });
+  proc = spawn(
+    process.execPath,
+    [
+      join(appDir, 'dist/all-in-one.mjs'),
+      '--only',
+      'source,kustomize',
+      '--kubeconfig',
+      plane.kubeconfig,
+      '--watch-namespace',
+      namespace,
+      '--concurrent',
+      '20',
+      '--kube-api-qps',
+      '1000',
+      '--kube-api-burst',
+      '2000',
+      '--metrics-addr',
+      `127.0.0.1:${metrics}`,
+      '--health-addr',
+      '127.0.0.1:0',
+      '--storage-path',
+      storage,
+      '--storage-addr',
+      '127.0.0.1:0',
+      '--log-level',
+      'error',
+    ],
+    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const pid = proc.pid!;
+  for (let i = 0; ; i++) {
+    if (
+      await fetch(`http://127.0.0.1:${metrics}/metrics`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
+    if (i > 600) throw new Error('the operator did not answer on /metrics within 2 minutes');
+    await sleep(200);
+  }
+  await sleep(5000);
+  const idleRss = await rssMb(pid);
+  await client.create({
+    apiVersion: SOURCE_API_VERSION,
+    kind: 'GitRepository',
+    metadata: { name: 'bench', namespace },
+    spec: { url: repo.url, interval: '60m', ref: { branch: 'main' } },
+  } as KubeObject);
+  for (let i = 0; i < N; i += 50)
+    await Promise.all(
+      Array.from({ length: Math.min(50, N - i) }, (_, j) =>
+        client.create({
+          apiVersion: KUSTOMIZE_API_VERSION,
+          kind: 'Kustomization',
+          metadata: { name: `ks-${i + j}`, namespace },
+          spec: {
+            interval: '60m',
+            prune: true,
+            path: './app',
+            namePrefix: `ks-${i + j}-`,
+            sourceRef: { kind: 'GitRepository', name: 'bench' },
+          },
+        } as KubeObject),
+      ),
+    );
+  const convergeMs = await waitAll(
+    client,
+    namespace,
+    (k) => Boolean(k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
+    'convergence',
+  );
+  await sleep(5000);
+  const convergedRss = await rssMb(pid);
+  const convergedHeap = await heapMb(metrics);
+  log(
+    `${N} converged in ${(convergeMs / 1000).toFixed(1)} s; RSS idle ${idleRss.toFixed(0)} MB, converged ${convergedRss.toFixed(0)} MB`,
+  );
+
+  const passes: { ms: number; byVerb: Map<string, number>; renders: number; hits: number; rss: number; heap: number }[] =
+    [];
+  for (let p = 1; p <= PASSES; p++) {
+    const token = `noop-${process.pid}-${p}`;
+    const verbsBefore = await sumsBy(metrics, 'mooring_api_request_duration_seconds_count', 'verb');
+    const cacheBefore = await sumsBy(metrics, 'mooring_render_cache_requests_total', 'result');
+    const t0 = Date.now();
+    for (let i = 0; i < N; i += 50)
+      await Promise.all(
+        Array.from({ length: Math.min(50, N - i) }, (_, j) =>
+          client.mergePatch(
+            { apiVersion: KUSTOMIZE_API_VERSION, kind: 'Kustomization', namespace, name: `ks-${i + j}` },
+            { metadata: { annotations: { [RECONCILE_REQUESTED_AT_ANNOTATION]: token } } },
+          ),
+        ),
+      );
+    await waitAll(client, namespace, (k) => k.status?.lastHandledReconcileAt === token, `pass ${p}`);
+    const ms = Date.now() - t0;
+    // Let the last status writes and health reads land before counting.
+    await sleep(3000);
+    const byVerb = minus(
+      await sumsBy(metrics, 'mooring_api_request_duration_seconds_count', 'verb'),
+      verbsBefore,
+    );
+    const cache = minus(await sumsBy(metrics, 'mooring_render_cache_requests_total', 'result'), cacheBefore);
+    const rss = await rssMb(pid);
+    const heap = await heapMb(metrics);
+    passes.push({ ms, byVerb, renders: cache.get('miss') ?? 0, hits: cache.get('hit') ?? 0, rss, heap });
+    log(
+      `pass ${p}: ${(ms / 1000).toFixed(1)} s, ${(total(byVerb) / N).toFixed(2)} requests per Kustomization (${[...byVerb].map(([v, c]) => `${v} ${c}`).join(', ')}), ${cache.get('miss') ?? 0} renders, RSS ${rss.toFixed(0)} MB, heap ${heap.toFixed(0)} MB`,
+    );
+  }
+
+  const perKs = (x: number) => (x / N).toFixed(2);
+  const verbs = (m: Map<string, number>) =>
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .map(([v, c]) => `${v} ${perKs(c)}`)
+      .join(', ');
+  const tracked = N * OBJECTS_EACH + N + 1;
+  console.log(`## Forced no-op reconciles and memory at ${N.toLocaleString('en')} Kustomizations (issue #21)
+
+What: ${N} Kustomizations, each applying 4 objects (ServiceAccount, ConfigMap, Service, Deployment with 0
+replicas) from one GitRepository, converge on the all-in-one bundle (\`--only source,kustomize\`,
+\`--concurrent 20\`, client limit 1000/2000) against the bench control plane. Then, ${PASSES} times, every
+Kustomization gets a new \`${RECONCILE_REQUESTED_AT_ANNOTATION}\` with nothing new in Git and nothing
+drifted; a pass ends when every \`status.lastHandledReconcileAt\` carries its value (3 s more are
+allowed for the last writes). Requests are the operator's own (\`mooring_api_request_duration_seconds_count\`),
+renders the render cache's misses. Node ${process.version}, 2 CPUs, load average ${loadavg()[0]!.toFixed(2)} at the end.
+
+| pass | wall time | API requests per Kustomization | by verb, per Kustomization | renders | render cache hits | RSS after | V8 heap used after |
+| --- | ---: | ---: | --- | ---: | ---: | ---: | ---: |
+${passes
+  .map(
+    (p, i) =>
+      `| ${i + 1} | ${(p.ms / 1000).toFixed(1)} s | ${perKs(total(p.byVerb))} | ${verbs(p.byVerb)} | ${p.renders} | ${p.hits} | ${p.rss.toFixed(0)} MB | ${p.heap.toFixed(0)} MB |`,
+  )
+  .join('\n')}
+
+Memory: ${idleRss.toFixed(0)} MB idle (the process up, watching an empty namespace), ${convergedRss.toFixed(0)} MB
+converged (V8 heap used ${convergedHeap.toFixed(0)} MB), tracking ${tracked.toLocaleString('en')} objects (the applied objects, the Kustomizations and the
+source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. Targets: at most
+2 requests and no render per no-op reconcile; at most 16 MB per 1,000 tracked objects; no growth
+over repeated passes.
+
+Reproduce: \`npm run bench -- noop-passes\` (\`MOORING_BENCH_SIZE\`, \`MOORING_BENCH_PASSES\`).`);
+} finally {
+  proc?.kill('SIGTERM');
+  if (proc && proc.exitCode === null) await new Promise((r) => proc!.once('exit', r));
+  await rm(storage, { recursive: true, force: true });
+  await git.close();
+  // The bench plane has no namespace controller and the operator is gone: finalizers off, then
+  // every collection, then the namespace and its own finalizer.
+  const list = await client
+    .list<Ks>(KUSTOMIZE_API_VERSION, 'Kustomization', { namespace })
+    .catch(() => ({ items: [] as Ks[] }));
+  for (let i = 0; i < list.items.length; i += 50)
+    await Promise.all(
+      list.items
+        .slice(i, i + 50)
+        .map((k) =>
+          client
+            .mergePatch(
+              { apiVersion: KUSTOMIZE_API_VERSION, kind: 'Kustomization', namespace, name: k.metadata.name! },
+              { metadata: { finalizers: null } },
+            )
+            .catch(() => undefined),
+        ),
+    );
+  for (const path of [
+    `/apis/${KUSTOMIZE_API_VERSION}/namespaces/${namespace}/kustomizations`,
+    `/apis/${SOURCE_API_VERSION}/namespaces/${namespace}/gitrepositories`,
+    `/api/v1/namespaces/${namespace}/configmaps`,
+    `/api/v1/namespaces/${namespace}/serviceaccounts`,
+    `/api/v1/namespaces/${namespace}/services`,
+    `/apis/apps/v1/namespaces/${namespace}/deployments`,
+  ])
+    await client.request({ method: 'DELETE', path }).catch(() => undefined);
+  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
+  await client
+    .request({
+      method: 'PUT',
+      path: `/api/v1/namespaces/${namespace}/finalize`,
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace }, spec: { finalizers: [] } },
+    })
+    .catch(() => undefined);
+  client.close();
+}
