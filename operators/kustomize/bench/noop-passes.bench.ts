@@ -203,8 +203,14 @@ try {
     `${N} converged in ${(convergeMs / 1000).toFixed(1)} s; RSS idle ${idleRss.toFixed(0)} MB, converged ${convergedRss.toFixed(0)} MB`,
   );
 
-  const passes: { ms: number; byVerb: Map<string, number>; renders: number; hits: number; rss: number; heap: number }[] =
-    [];
+  const passes: {
+    ms: number;
+    byVerb: Map<string, number>;
+    renders: number;
+    hits: number;
+    rss: number;
+    heap: number;
+  }[] = [];
   for (let p = 1; p <= PASSES; p++) {
     const token = `noop-${process.pid}-${p}`;
     const verbsBefore = await sumsBy(metrics, 'mooring_api_request_duration_seconds_count', 'verb');
