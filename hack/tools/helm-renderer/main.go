@@ -302,9 +302,17 @@ func install(chrt *chart.Chart, vals map[string]interface{}, req *request, kubeV
 		IsInstall: !isUpgrade,
 		IsUpgrade: isUpgrade,
 	}
-	valuesToRender, err := chartutil.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, req.SkipSchemaValidation)
+	// Helm's own validation comes right after CoalesceValues, the last step; it runs here instead,
+	// the same code with the compiled schema kept (schema_cache.go).
+	valuesToRender, err := chartutil.ToRenderValuesWithSchemaValidation(chrt, vals, options, caps, true)
 	if err != nil {
 		return "", nil, err
+	}
+	if !req.SkipSchemaValidation {
+		if err := validateAgainstSchema(chrt, valuesToRender["Values"].(chartutil.Values)); err != nil {
+			errFmt := "values don't meet the specifications of the schema(s) in the following chart(s):\n%s"
+			return "", nil, fmt.Errorf(errFmt, err.Error())
+		}
 	}
 
 	// Configuration.renderResources.
