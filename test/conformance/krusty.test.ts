@@ -3,17 +3,11 @@
 // the case's options (the harness default is input order, `sortOptions: {order: fifo}` here) and
 // with the CLI's default order (legacy), and compared with kustomize's result. A failure must be
 // listed in krusty/known-gaps.json with its category; a listed case that passes fails too, so the
-// list stays true (`node --import tsx hack/krusty-report.ts --write` rewrites it).
+// list stays true (`node --import tsx hack/krusty-report.ts --write` rewrites it). The cases that
+// inflate a Helm chart are in krusty-helm.test.ts: they run the wasm renderer, an integration test.
 import { test } from 'node:test';
-import {
-  hasCliVariant,
-  type Outcome,
-  readIndex,
-  readKnownGaps,
-  runCase,
-  scoredCases,
-  type Variant,
-} from './krusty-cases.ts';
+import { readIndex, readKnownGaps, scoredCases } from './krusty-cases.ts';
+import { scoreCases } from './krusty-score.ts';
 
 const gaps = readKnownGaps();
 const cases = scoredCases();
@@ -28,26 +22,7 @@ test('the krusty corpus is there and known-gaps.json names only scored cases', (
     throw new Error(`known-gaps.json lists cases that are not scored: ${unknown.slice(0, 10).join(', ')}`);
 });
 
-const describe = (o: Outcome): string => (o.kind === 'pass' ? 'passes' : `${o.kind}: ${o.first}`);
-
-for (const rec of cases) {
-  const variants: Variant[] = hasCliVariant(rec) ? ['fifo', 'cli'] : ['fifo'];
-  for (const variant of variants) {
-    const key = variant === 'fifo' ? rec.id : `${rec.id}#cli`;
-    test(`krusty ${key}`, async (t) => {
-      const { outcome } = await runCase(rec, variant);
-      const gap = gaps[key];
-      if (gap === undefined) {
-        if (outcome.kind !== 'pass') throw new Error(`${key} ${describe(outcome)} (not in known-gaps.json)`);
-        return;
-      }
-      if (outcome.kind === 'pass') throw new Error(`${key} passes now: remove it from known-gaps.json`);
-      if (outcome.kind !== gap.category)
-        throw new Error(
-          `${key} is listed as ${gap.category} but ${describe(outcome)}: update known-gaps.json`,
-        );
-      // Still failing in the listed way: the gap is reported, and closing it fails above.
-      t.diagnostic(`known gap: ${describe(outcome)}`);
-    });
-  }
-}
+scoreCases(
+  cases.filter((c) => !c.options.plugins.helmEnabled),
+  gaps,
+);

@@ -13,7 +13,8 @@ export const TESTDATA = join(import.meta.dirname, 'testdata');
 
 /**
  * Fails the test file at once when the binaries are not built: a skipped fidelity or sandbox test
- * would prove nothing. `npm test` and `npm run test:unit` build them (hack/lib/build-helm.sh).
+ * would prove nothing. `npm test` builds them (hack/lib/build-helm.sh); calling this makes a file
+ * an integration test (hack/lib/test-files.ts), which `npm run test:unit` leaves out.
  */
 export function requireHelmBinaries(): void {
   for (const file of [HELM, WASM]) {
