@@ -102,7 +102,9 @@ What: wall time to render each vendored public chart (shared/helm/test/testdata/
 with its default values. helm template: a spawned \`bin/helm template\` (native, Helm v3.22.0),
 process start included. Mooring cold: the first render in a fresh pool (worker thread,
 instantiation, Go runtime and Helm init, reading the chart, render); Mooring warm: a renderer that
-has rendered before (reading the chart's files, one exported call), measured after ${WARM_UP_PASSES} untimed passes over all
+has rendered this chart before, so it keeps the chart loaded and its values schema compiled (the
+chart's files are still read and hashed each render, to know it is the same chart; then one
+exported call), measured after ${WARM_UP_PASSES} untimed passes over all
 charts (${(warmUp.ms / 1000).toFixed(1)} s), once V8 has tiered the module's hot functions up to optimised
 code as it does in a running operator. Warm and helm are medians of ${RUNS} runs,
 interleaved; "same output" compares them byte for byte (the nginx chart's generated certificate
