@@ -267,7 +267,10 @@ describe('run-tests --unit', () => {
     const kstatus = /^shared\/kstatus\s+\d+\.\d% (\d+)\/\d+/m.exec(run.output);
     assert.ok(kstatus && Number(kstatus[1]) > 0, run.output);
     assert.match(run.output, /^total\s+\d+\.\d% \d+\/\d+\s*$/m);
-    // Each file's time, start to exit, named by its .ts file rather than its bundle.
-    assert.match(run.output, /slowest test files[^\n]*\n\s+\d+\.\d+s {2}\S*passes\.test\.ts\n/);
+    // Each file's time, start to exit, and CPU, named by its .ts file rather than its bundle.
+    assert.match(
+      run.output,
+      /slowest test files[^\n]*\n\s+\d+\.\d+s +\d+\.\d+s CPU {2}\S*passes\.test\.ts\n/,
+    );
   });
 });

@@ -197,8 +197,10 @@ const nodeArgs = [
   `--import=${pathToFileURL(join(repoRoot, 'hack/lib/file-timer.mjs')).href}`,
   // A test file renders a few Helm charts: tiering the 80 MB renderer module up with V8's
   // optimising compiler costs more CPU than it saves (the Helm test files: half the CPU without).
-  // Only speed differs, as in the CLI (cli/src/main.ts), which sets the same flag.
-  '--liftoff-only',
+  // Only speed differs, as in the CLI (cli/src/main.ts), which sets the same flag. Unit files
+  // load no renderer, and any V8 flag costs each process 25 ms (Node's built-in code cache no
+  // longer matches): 5 s of CPU over a unit run.
+  ...(picked.has('integration') || !noCluster ? ['--liftoff-only'] : []),
   '--test',
   '--test-reporter=spec',
   // A run without a cluster spends much of each file waiting (timers, child processes, sockets):
@@ -254,7 +256,10 @@ console.error(
 );
 process.exit(code);
 
-/** The `count` test files whose processes lived longest, with the time from start to exit. */
+/**
+ * The `count` test files whose processes lived longest, with the time from start to exit and the
+ * CPU they and the programs they ran used.
+ */
 function printSlowest(timingsFile: string, count: number): void {
   let lines: string[];
   try {
@@ -264,15 +269,23 @@ function printSlowest(timingsFile: string, count: number): void {
   }
   const sourceOf = new Map(runFiles.map((run, i) => [resolve(repoRoot, run), files[i]!]));
   const rows = lines
-    .map((line) => JSON.parse(line) as { file: string; seconds: number })
-    .map(({ file, seconds }) => ({ file: show(sourceOf.get(resolve(repoRoot, file)) ?? file), seconds }))
+    .map((line) => JSON.parse(line) as { file: string; seconds: number; cpu?: number })
+    .map(({ file, seconds, cpu }) => ({
+      file: show(sourceOf.get(resolve(repoRoot, file)) ?? file),
+      seconds,
+      cpu,
+    }))
     .sort((a, b) => b.seconds - a.seconds);
   const total = rows.reduce((sum, r) => sum + r.seconds, 0);
+  const cpu = rows.reduce((sum, r) => sum + (r.cpu ?? 0), 0);
   console.error(
-    `\nslowest test files (process start to exit; ${rows.length} files, ${total.toFixed(1)}s added up)`,
+    `\nslowest test files (process start to exit, and CPU with the programs each ran; ${rows.length} files, ` +
+      `${total.toFixed(1)}s and ${cpu.toFixed(1)}s CPU added up)`,
   );
-  for (const { file, seconds } of rows.slice(0, count))
-    console.error(`${seconds.toFixed(1).padStart(7)}s  ${file}`);
+  for (const r of rows.slice(0, count))
+    console.error(
+      `${r.seconds.toFixed(1).padStart(7)}s ${`${r.cpu?.toFixed(1) ?? '?'}s CPU`.padStart(10)}  ${r.file}`,
+    );
 }
 
 interface Counts {
