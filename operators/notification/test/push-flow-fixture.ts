@@ -30,7 +30,7 @@ data:
 export async function startFlowOperators(
   ns: string,
   storage: string,
-): Promise<{ operators: InProcessOperators; receiverPort: number }> {
+): Promise<{ operators: InProcessOperators; receiverPort: number; metricsPort: number }> {
   const receiverPort = await freePort();
   const eventsPort = await freePort();
   const operators = await startInProcessOperators(
@@ -49,7 +49,7 @@ export async function startFlowOperators(
       `http://127.0.0.1:${eventsPort}/`,
     ],
   );
-  return { operators, receiverPort };
+  return { operators, receiverPort, metricsPort: operators.metricsPort };
 }
 
 export interface FlowSettings {
