@@ -13,6 +13,8 @@ import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
 import { KubeClient } from '@mooring/runtime';
 import { chromium, type Page } from 'playwright-core';
 import { locationAt, repoRoot, up } from '../../hack/lib/control-plane.ts';
+import { removeNamespace } from '../../hack/lib/remove-namespace.ts';
+import { CHROMIUM_ARGS } from '../test/ui-browser.ts';
 
 const SCALES = (process.env.MOORING_UI_BENCH_SCALES ?? '1000x4,5000x10').split(',').map((s) => {
   const [k, o] = s.split('x').map(Number);
@@ -162,15 +164,7 @@ async function runScale(kustomizations: number, objectsEach: number): Promise<Fi
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
     try {
       // In the page (a string: this file is compiled for Node, not the DOM).
@@ -255,36 +249,12 @@ async function runScale(kustomizations: number, objectsEach: number): Promise<Fi
   } finally {
     server?.kill('SIGINT');
     rmSync(profile, { recursive: true, force: true });
-    await removeNamespace(ns);
+    await removeNamespace(client, ns, [
+      `/api/v1/namespaces/${ns}/configmaps`,
+      `/apis/${KUSTOMIZE_API_VERSION}/namespaces/${ns}/kustomizations`,
+      `/apis/${SOURCE_API_VERSION}/namespaces/${ns}/gitrepositories`,
+    ]);
   }
-}
-
-// The bench plane runs no kube-controller-manager, so nothing empties a deleted namespace: its
-// objects go by collection, then its finalizer, or every run would leave 50,000 ConfigMaps behind.
-async function removeNamespace(ns: string): Promise<void> {
-  const collections = [
-    `/api/v1/namespaces/${ns}/configmaps`,
-    `/apis/${KUSTOMIZE_API_VERSION}/namespaces/${ns}/kustomizations`,
-    `/apis/${SOURCE_API_VERSION}/namespaces/${ns}/gitrepositories`,
-  ];
-  for (const path of collections) {
-    // The API server gives a collection delete 60 s; 50,000 objects take longer, and it goes on
-    // from where it stopped when asked again.
-    for (let attempt = 0; attempt < 20; attempt++) {
-      await client.request({ method: 'DELETE', path }).catch(() => undefined);
-      const left = await client.request<{ items: unknown[] }>({ method: 'GET', path, query: { limit: 1 } });
-      if (!left.items.length) break;
-      if (attempt === 19) process.stderr.write(`ui bench: ${path} still holds objects\n`);
-    }
-  }
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: ns }).catch(() => undefined);
-  await client
-    .request({
-      method: 'PUT',
-      path: `/api/v1/namespaces/${ns}/finalize`,
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns }, spec: { finalizers: [] } },
-    })
-    .catch(() => undefined);
 }
 
 const results: { scale: (typeof SCALES)[number]; figures: Figures }[] = [];

@@ -12,6 +12,17 @@ export const CHROMIUM = process.env.MOORING_CHROMIUM ?? '/usr/bin/chromium';
  * A headless chromium with a fresh profile, closed when the test ends. A missing browser fails the
  * test with what to install: the UI's browser tests never skip.
  */
+/** Headless chromium with nothing of its own going to the network: the tests' and the UI bench's. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
 export async function openBrowser(t: TestContext): Promise<{ context: BrowserContext; page: Page }> {
   if (!existsSync(CHROMIUM))
     throw new Error(
@@ -22,15 +33,7 @@ export async function openBrowser(t: TestContext): Promise<{ context: BrowserCon
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1100, height: 700 },
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
+    args: CHROMIUM_ARGS,
   });
   t.after(async () => {
     await context.close().catch(() => undefined);

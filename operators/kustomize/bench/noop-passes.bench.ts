@@ -7,7 +7,6 @@
 // minus idle).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUSTOMIZE_API_VERSION, RECONCILE_REQUESTED_AT_ANNOTATION, SOURCE_API_VERSION } from '@mooring/api';
@@ -15,6 +14,8 @@ import { KubeClient, type KubeObject } from '@mooring/runtime';
 import { GitServer, uniqueName } from '@mooring/test/harness';
 import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
+import { freePort } from '../../../hack/lib/processes.ts';
+import { removeNamespace } from '../../../hack/lib/remove-namespace.ts';
 
 const N = Number(process.env.MOORING_BENCH_SIZE ?? 1000);
 const PASSES = Number(process.env.MOORING_BENCH_PASSES ?? 3);
@@ -50,14 +51,6 @@ spec:
       serviceAccountName: app
       containers: [{name: app, image: ghcr.io/stefanprodan/podinfo:6.7.0}]
 `;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A metric's values summed by one label, from the operator's /metrics. */
 async function sumsBy(port: number, metric: string, label: string): Promise<Map<string, number>> {
@@ -280,8 +273,7 @@ Reproduce: \`npm run bench -- noop-passes\` (\`MOORING_BENCH_SIZE\`, \`MOORING_B
   if (proc && proc.exitCode === null) await new Promise((r) => proc!.once('exit', r));
   await rm(storage, { recursive: true, force: true });
   await git.close();
-  // The bench plane has no namespace controller and the operator is gone: finalizers off, then
-  // every collection, then the namespace and its own finalizer.
+  // The operator is gone, so its finalizers come off by hand before the namespace goes.
   const list = await client
     .list<Ks>(KUSTOMIZE_API_VERSION, 'Kustomization', { namespace })
     .catch(() => ({ items: [] as Ks[] }));
@@ -298,22 +290,13 @@ Reproduce: \`npm run bench -- noop-passes\` (\`MOORING_BENCH_SIZE\`, \`MOORING_B
             .catch(() => undefined),
         ),
     );
-  for (const path of [
+  await removeNamespace(client, namespace, [
     `/apis/${KUSTOMIZE_API_VERSION}/namespaces/${namespace}/kustomizations`,
     `/apis/${SOURCE_API_VERSION}/namespaces/${namespace}/gitrepositories`,
     `/api/v1/namespaces/${namespace}/configmaps`,
     `/api/v1/namespaces/${namespace}/serviceaccounts`,
     `/api/v1/namespaces/${namespace}/services`,
     `/apis/apps/v1/namespaces/${namespace}/deployments`,
-  ])
-    await client.request({ method: 'DELETE', path }).catch(() => undefined);
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => undefined);
-  await client
-    .request({
-      method: 'PUT',
-      path: `/api/v1/namespaces/${namespace}/finalize`,
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace }, spec: { finalizers: [] } },
-    })
-    .catch(() => undefined);
+  ]);
   client.close();
 }
