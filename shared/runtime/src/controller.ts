@@ -136,6 +136,17 @@ export interface Reconciler<T extends MooringObject> {
   finalize?(obj: T, ctx: ReconcileContext): Promise<void>;
   /** Other kinds to watch; their changes enqueue the objects `enqueue` names. */
   watches?: Watch<T>[];
+  /**
+   * Called once, when the controller is made, with its queue: for news a `Watch` cannot express,
+   * such as drift seen on an object the reconciler applied.
+   */
+  connect?(queue: ReconcileQueue): void;
+}
+
+/** What a reconciler may do with its controller's queue: ask for a key now, or after a delay. */
+export interface ReconcileQueue {
+  add(key: string): void;
+  addAfter(key: string, ms: number): void;
 }
 
 export interface ControllerOptions {
@@ -244,6 +255,10 @@ export class Controller<T extends MooringObject> {
       this.#o.metrics?.setQueueDepth(this.#r.kind, this.queue.pending);
     });
     this.#byKind.set(reconciler.kind, this.informer as unknown as Informer<KubeObject>);
+    reconciler.connect?.({
+      add: (key) => this.queue.add(key),
+      addAfter: (key, ms) => this.queue.addAfter(key, ms),
+    });
     for (const watch of reconciler.watches ?? []) {
       const same = watch.apiVersion === reconciler.apiVersion && watch.kind === reconciler.kind;
       // Sources and dependencies are not sharded by the label selector, only this kind's objects are.

@@ -6,7 +6,7 @@ import { type KubeObject, objectKey } from './kube-object.ts';
 export interface InformerEvent<T extends KubeObject> {
   type: 'added' | 'updated' | 'deleted';
   object: T;
-  /** The cached object before an update. */
+  /** The cached object before an update or a delete. */
   old?: T;
 }
 
@@ -150,7 +150,8 @@ export class Informer<T extends KubeObject = KubeObject> {
     const old = this.#cache.get(key);
     if (type === 'DELETED') {
       this.#cache.delete(key);
-      this.#emit({ type: 'deleted', object: obj });
+      // A watch narrowed by labels reports an object that lost them as deleted, without them.
+      this.#emit(old ? { type: 'deleted', object: obj, old } : { type: 'deleted', object: obj });
     } else {
       this.#cache.set(key, obj);
       this.#emit(old ? { type: 'updated', object: obj, old } : { type: 'added', object: obj });
