@@ -23,6 +23,18 @@ export function appliedObjects(changes: readonly ApplyChange[]): Map<string, Rec
   );
 }
 
+/**
+ * What a wait remembers between passes: an object judged Current at a version that is still its
+ * newest (as a watch of the managed objects knows it) is Current now, and needs no new look: any
+ * change of its status or spec would have given it a new version.
+ */
+export interface HealthMemo {
+  /** The object's newest version, when a watch knows it. */
+  versionOf(ref: ObjectRef): string | undefined;
+  /** Per object (refToString), the version last judged Current; the wait keeps it up to date. */
+  currentAt: Map<string, string>;
+}
+
 /** What the wait needs to know of one object's state. */
 type Verdict = { status: string; message: string };
 
@@ -52,6 +64,7 @@ export async function waitForHealth(
     custom?: CustomHealth;
     watches?: HealthWatches;
     known?: ReadonlyMap<string, Record<string, unknown>>;
+    memo?: HealthMemo;
   },
 ): Promise<HealthVerdict> {
   const deadline = Date.now() + opts.timeoutMs;
@@ -73,6 +86,8 @@ export async function waitForHealth(
     if (verdict.status === 'Current') {
       pending.delete(key);
       reasons.delete(key);
+      if (version) opts.memo?.currentAt.set(key, version);
+      else opts.memo?.currentAt.delete(key);
     } else if (verdict.status === 'Failed') {
       failure ??= `${key} failed: ${verdict.message}`;
     } else {
@@ -101,6 +116,13 @@ export async function waitForHealth(
   try {
     for (const [key, ref] of [...pending]) {
       const known = opts.known?.get(key);
+      // What this pass wrote or read is newer than a watch that may lag behind it: the memory
+      // speaks only for objects the pass left alone without a look.
+      const currentAt = known ? undefined : opts.memo?.currentAt.get(key);
+      if (currentAt !== undefined && opts.memo?.versionOf(ref) === currentAt) {
+        pending.delete(key);
+        continue;
+      }
       if (known) judge(key, known);
       if (!pending.has(key)) continue;
       const watches = opts.watches?.client === client ? opts.watches : undefined;

@@ -60,6 +60,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
   const { client } = deps;
   const memory: KustomizationMemory = {
     knownVersions: new Map(),
+    healthy: new Map(),
     remotes: new RemoteClusters(),
     lastInventory: new Map(),
   };
@@ -134,6 +135,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
 
     async finalize(obj, ctx) {
       knownVersions.delete(keyOf(obj));
+      memory.healthy.delete(keyOf(obj));
       const policy = obj.spec.deletionPolicy ?? 'MirrorPrune';
       // The hook objects the last revision left go too: hooks are not in the inventory.
       const entries = [

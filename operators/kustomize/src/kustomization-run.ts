@@ -1,7 +1,9 @@
 import type { Kustomization, ResourceInventory } from '@mooring/api';
 import type { Impersonation, KubeClient, ReconcileContext } from '@mooring/runtime';
-import type { ApplyChange } from './apply/apply-set.ts';
+import type { ApplyChange, KnownVersion } from './apply/apply-set.ts';
+import type { ManagedVersions } from './apply/managed-versions.ts';
 import type { CapabilitiesCache } from './cluster-capabilities.ts';
+import type { HealthMemo } from './health.ts';
 import type { compileHealthExprs } from './health-exprs.ts';
 import type { HealthWatches } from './health-watch.ts';
 import type { ObjectRef } from './inventory.ts';
@@ -23,14 +25,21 @@ export interface KustomizationDeps {
   concurrentApplies: number;
   /** Shared watches that answer health waits on this cluster; without them objects are polled. */
   healthWatches?: HealthWatches;
+  /** The applied objects' newest versions, from a watch: a no-op pass reads none of them. */
+  managedVersions?: ManagedVersions;
   /** How helmCharts render (`--helm-render-*`) and the targets' capabilities; defaults when absent. */
   helm?: { limits: HelmRenderLimits; capabilities: CapabilitiesCache };
 }
 
 /** What the reconciler keeps between reconciles of all its Kustomizations. */
 export interface KustomizationMemory {
-  /** Per Kustomization: what we last applied, so an unchanged object costs one GET and no apply. */
-  knownVersions: Map<string, Map<string, string>>;
+  /**
+   * Per Kustomization: what we last applied, so an unchanged object costs no apply, and no read
+   * either while the managed-object watch still holds that version.
+   */
+  knownVersions: Map<string, Map<string, KnownVersion>>;
+  /** Per Kustomization: the version each object was last judged healthy at, for its generation. */
+  healthy: Map<string, { generation: number | undefined; currentAt: Map<string, string> }>;
   remotes: RemoteClusters;
   /** Per Kustomization: the inventory this process last left in its status. */
   lastInventory: Map<string, ResourceInventory>;
@@ -73,4 +82,25 @@ export interface KustomizationRun {
 export function need<T>(value: T | undefined, what: string): T {
   if (value === undefined) throw new Error(`internal: ${what} is not set; a step ran out of order`);
   return value;
+}
+
+/**
+ * The health waits' memory for this Kustomization, answered from the managed-object watch; none
+ * for a remote cluster (not watched) or without the watch. A new generation (other health checks or
+ * expressions) starts it afresh.
+ */
+export function healthMemoOf(run: KustomizationRun): HealthMemo | undefined {
+  const versions = run.deps.managedVersions;
+  if (!versions || versions.client !== run.target) return undefined;
+  const key = `${run.obj.metadata.namespace}/${run.obj.metadata.name}`;
+  const generation = run.obj.metadata.generation;
+  let entry = run.memory.healthy.get(key);
+  if (!entry || entry.generation !== generation) {
+    entry = { generation, currentAt: new Map() };
+    run.memory.healthy.set(key, entry);
+  }
+  return {
+    versionOf: (ref) => versions.versionOf({ ...ref, namespace: ref.namespace || undefined }),
+    currentAt: entry.currentAt,
+  };
 }

@@ -1,3 +1,4 @@
+import { KUSTOMIZE_NAME_LABEL, KUSTOMIZE_NAMESPACE_LABEL } from '@mooring/api';
 import {
   type FlagTable,
   flagChecks,
@@ -5,6 +6,7 @@ import {
   OptionsError,
   parseDuration,
 } from '@mooring/runtime';
+import { ManagedVersions } from './apply/managed-versions.ts';
 import { CapabilitiesCache } from './cluster-capabilities.ts';
 import { parseDeletionBudget } from './deletion-budget.ts';
 import { HealthWatches } from './health-watch.ts';
@@ -62,12 +64,14 @@ export function kustomizeOperator(): OperatorDefinition {
   const capabilities = new CapabilitiesCache();
   // Made with the first client the operator hands over; one per process, closed at stop.
   let healthWatches: HealthWatches | undefined;
+  let managedVersions: ManagedVersions | undefined;
   return {
     name: 'kustomize',
     extraFlags: KUSTOMIZE_FLAGS,
     async start() {
       return async () => {
         await healthWatches?.close();
+        await managedVersions?.close();
         await artifacts.clear();
       };
     },
@@ -75,6 +79,12 @@ export function kustomizeOperator(): OperatorDefinition {
       // Resolved and checked with the other flags: a bad value stopped the process at start-up.
       const extra = ctx.options.extra as Record<string, unknown>;
       healthWatches ??= new HealthWatches(ctx.client);
+      // Everything a Kustomization applies carries its name label (render/pipeline.ts).
+      managedVersions ??= new ManagedVersions(ctx.client, {
+        labelSelector: KUSTOMIZE_NAME_LABEL,
+        ownerLabels: [KUSTOMIZE_NAME_LABEL, KUSTOMIZE_NAMESPACE_LABEL],
+        log: ctx.log,
+      });
       const concurrentApplies = Number(extraFlag(extra, 'concurrent-ssa'));
       const helmLimits = {
         timeoutMs: parseDuration(extraFlag(extra, 'helm-render-timeout')),
@@ -96,6 +106,7 @@ export function kustomizeOperator(): OperatorDefinition {
           defaultDeletionBudget: extraFlag(extra, 'default-deletion-budget'),
           concurrentApplies,
           healthWatches,
+          managedVersions,
           helm: { limits: helmLimits, capabilities },
         }) as never,
         helmReleaseReconciler({

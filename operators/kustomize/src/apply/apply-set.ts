@@ -3,6 +3,7 @@ import { ApiError, FIELD_MANAGER, type Impersonation, type KubeClient } from '@m
 import type { ObjectRef } from '../inventory.ts';
 import { wouldChange } from './compare.ts';
 import { driftedFieldManagers, takeOverForeignFields } from './managed-fields.ts';
+import type { ManagedVersions } from './managed-versions.ts';
 import { type Manifest, objectPolicy } from './object-policy.ts';
 import { settle, unsettle } from './settled.ts';
 import { byStage } from './stages.ts';
@@ -31,7 +32,12 @@ export interface ApplySetOptions {
    * Per object id, the resourceVersion seen right after we applied (or found equal) a payload, with
    * that payload's hash: the same payload on the same version means no drift and nothing to send.
    */
-  knownVersions?: Map<string, string>;
+  knownVersions?: Map<string, KnownVersion>;
+  /**
+   * The managed objects' newest versions from a watch: an object whose version is still the one in
+   * `knownVersions` is not read at all. Used only when its client is `client`.
+   */
+  versions?: ManagedVersions;
   /** Lets the caller adjust the payload against the live object (drift-ignore rules). */
   adjust?: (desired: Manifest, live: Manifest | undefined) => Manifest;
   /** Waits until the first stage's objects (CRDs, Namespaces) can be used. */
@@ -43,6 +49,26 @@ export interface ApplySetOptions {
    */
   beforeApply?: (refs: ObjectRef[]) => Promise<void>;
 }
+
+/** What we last knew of an object: its version then, the payload that matched it, when we read it. */
+export interface KnownVersion {
+  version: string;
+  payloadHash: string;
+  /** When the object was last read or written as the tenant (not answered from the watch). */
+  readAt: number;
+}
+
+/** The key of an object in `knownVersions`. */
+export function knownVersionId(ref: { namespace?: string; name: string; kind: string }): string {
+  return `${ref.namespace ?? ''}_${ref.name}_${ref.kind}`;
+}
+
+/**
+ * A version answered from the operator's own watch is trusted for this long after the last read
+ * as the tenant; then the object is read as the tenant again, so a revoked permission shows up on
+ * the Kustomization within the hour instead of only at the next change.
+ */
+const READ_AS_TENANT_EVERY_MS = 60 * 60_000;
 
 /** One object could not be applied; the message names it and carries the API server's reason. */
 export class ApplyError extends Error {
@@ -174,17 +200,35 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
     namespace: ref.namespace || undefined,
     name: ref.name,
   };
-  const id = `${ref.namespace}_${ref.name}_${ref.kind}`;
+  const id = knownVersionId(ref);
   const { client, impersonate } = opts;
-  // An object we have no version of (a first apply, a restart) needs its dry run whatever the live
-  // object holds, unless ignore rules or ssa: IfNotPresent make the payload depend on it: the read
-  // and the dry run then go out together, one round trip instead of two.
-  const early =
+  const hashOf = (payload: Manifest) =>
+    createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16);
+  const known = opts.knownVersions?.get(id);
+  const versions = opts.versions?.client === client ? opts.versions : undefined;
+  // The watch says the object is still at the version we last applied or found equal, with the
+  // same payload: nothing drifted, so it is neither read nor dry-run. That version held no kubectl
+  // fields to take over (they were taken over before it was remembered). Ignore rules and
+  // IfNotPresent decide from the live object, so those objects are always read.
+  if (
+    known &&
+    versions &&
     !opts.adjust &&
     policy.reconcile &&
     policy.ssa !== 'Ignore' &&
     policy.ssa !== 'IfNotPresent' &&
-    !opts.knownVersions?.has(id)
+    Date.now() - known.readAt < READ_AS_TENANT_EVERY_MS &&
+    versions.versionOf(key) === known.version
+  ) {
+    const payloadHash = hashOf(desired);
+    if (payloadHash === known.payloadHash)
+      return { change: { ref, action: 'unchanged' }, key, id, payload: desired, payloadHash };
+  }
+  // An object we have no version of (a first apply, a restart) needs its dry run whatever the live
+  // object holds, unless ignore rules or ssa: IfNotPresent make the payload depend on it: the read
+  // and the dry run then go out together, one round trip instead of two.
+  const early =
+    !opts.adjust && policy.reconcile && policy.ssa !== 'Ignore' && policy.ssa !== 'IfNotPresent' && !known
       ? settle(applyWith(opts, desired, true))
       : undefined;
   try {
@@ -194,12 +238,13 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
     } catch (err) {
       if (!(err instanceof ApiError && err.isNotFound)) throw err;
     }
+    versions?.follow(key);
     const plan = (payload: Manifest, action: ApplyAction, write?: Plan['write']): Plan => ({
       change: { ref, action, live },
       key,
       id,
       payload,
-      payloadHash: createHash('sha256').update(JSON.stringify(payload)).digest('hex').slice(0, 16),
+      payloadHash: hashOf(payload),
       write,
     });
     if (!policy.reconcile || policy.ssa === 'Ignore') return plan(desired, 'skipped');
@@ -213,8 +258,10 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
       !takeOver &&
       live &&
       version &&
-      opts.knownVersions?.get(id) === `${version}|${unchanged.payloadHash}`
+      known?.version === version &&
+      known.payloadHash === unchanged.payloadHash
     ) {
+      known.readAt = Date.now();
       return unchanged;
     }
     let dry: Manifest;
@@ -229,7 +276,8 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
     // kubectl's edits are taken over even when the dry run (which forces ownership) sees no change.
     if (takeOver) return { ...unchanged, write: 'take-over', takeOver, changedBy };
     if (live && !wouldChange(live, dry)) {
-      if (version) opts.knownVersions?.set(id, `${version}|${unchanged.payloadHash}`);
+      if (version)
+        opts.knownVersions?.set(id, { version, payloadHash: unchanged.payloadHash, readAt: Date.now() });
       return unchanged;
     }
     return { ...unchanged, write: 'apply', changedBy };
@@ -244,7 +292,8 @@ async function execute(plan: Plan, opts: ApplySetOptions): Promise<ApplyChange> 
   const { ref, live } = plan.change;
   if (!plan.write) return plan.change;
   const remember = (version: string | undefined) => {
-    if (version) opts.knownVersions?.set(plan.id, `${version}|${plan.payloadHash}`);
+    if (version)
+      opts.knownVersions?.set(plan.id, { version, payloadHash: plan.payloadHash, readAt: Date.now() });
   };
   try {
     if (plan.write === 'recreate') return await recreate(ref, plan.key, plan.payload, opts);

@@ -9,7 +9,7 @@ import {
   Reason,
 } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
-import { type ApplyChange, ApplyError, applySet } from '../apply/apply-set.ts';
+import { type ApplyChange, ApplyError, applySet, type KnownVersion } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
 import { stageZeroWaiter } from '../apply/stage-zero.ts';
 import { waitForHealth } from '../health.ts';
@@ -62,7 +62,7 @@ export async function applyRelease(
   const { obj, ctx, status, deps, memory, placement } = run;
   const target = need(run.target, 'the target cluster');
   const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
-  const known = memory.knownVersions.get(key) ?? new Map<string, string>();
+  const known = memory.knownVersions.get(key) ?? new Map<string, KnownVersion>();
   memory.knownVersions.set(key, known);
   await joinStoredInventory(run);
   const intended = new Map((run.previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));

@@ -1,7 +1,7 @@
 import type { Artifact, HelmRelease, ResourceInventory } from '@mooring/api';
 import type { ChartRecord, JsonObject, ReleaseRecord, ReleaseStore } from '@mooring/helm';
 import type { Impersonation, KubeClient, ReconcileContext } from '@mooring/runtime';
-import type { ApplyChange } from '../apply/apply-set.ts';
+import type { ApplyChange, KnownVersion } from '../apply/apply-set.ts';
 import type { Manifest } from '../apply/object-policy.ts';
 import type { CapabilitiesCache } from '../cluster-capabilities.ts';
 import type { compileHealthExprs } from '../health-exprs.ts';
@@ -28,7 +28,7 @@ export interface HelmReleaseDeps {
 
 /** What the reconciler keeps between reconciles of all its HelmReleases. */
 export interface HelmReleaseMemory {
-  knownVersions: Map<string, Map<string, string>>;
+  knownVersions: Map<string, Map<string, KnownVersion>>;
   remotes: RemoteClusters;
 }
 

@@ -1,6 +1,6 @@
 import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
-import { type ApplyChange, ApplyError } from '../apply/apply-set.ts';
+import { type ApplyChange, ApplyError, type KnownVersion } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
 import { settle, unsettle } from '../apply/settled.ts';
 import { stageZeroWaiter } from '../apply/stage-zero.ts';
@@ -30,7 +30,7 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
   const revision = need(run.source, 'the source').artifact.revision;
   run.impersonate = impersonationFor(obj, deps.defaultServiceAccount);
   const key = `${obj.metadata.namespace}/${obj.metadata.name}`;
-  const known = memory.knownVersions.get(key) ?? new Map<string, string>();
+  const known = memory.knownVersions.get(key) ?? new Map<string, KnownVersion>();
   memory.knownVersions.set(key, known);
 
   const intended = new Map((run.previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));
@@ -57,6 +57,7 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
       concurrency: deps.concurrentApplies,
       signal: run.signal,
       knownVersions: known,
+      versions: deps.managedVersions,
       adjust: obj.spec.ignore?.length
         ? (desired, live) => applyIgnoreRules(desired, live, obj.spec.ignore!)
         : undefined,

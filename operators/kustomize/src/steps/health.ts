@@ -3,7 +3,7 @@ import { RetryableError } from '@mooring/runtime';
 import { appliedObjects, waitForHealth } from '../health.ts';
 import { evaluateHealth } from '../health-exprs.ts';
 import type { ObjectRef } from '../inventory.ts';
-import { type KustomizationRun, need } from '../kustomization-run.ts';
+import { healthMemoOf, type KustomizationRun, need } from '../kustomization-run.ts';
 
 /** A wait longer than this is shown on the status (Reconciling, Progressing) while it runs. */
 const SHOW_WAIT_AFTER_MS = 1_000;
@@ -60,6 +60,7 @@ export async function checkHealth(run: KustomizationRun): Promise<undefined> {
     custom: exprs ? (o) => evaluateHealth(exprs, o) : undefined,
     watches: run.deps.healthWatches,
     known: appliedObjects(run.changes ?? []),
+    memo: healthMemoOf(run),
   });
   const health = await showWaitIfLong(
     run,

@@ -35,6 +35,7 @@ import {
   FakeApiServer,
   FakeApiTransport,
 } from '../../../../test/simulation/fake-api-server.ts';
+import { ManagedVersions } from '../apply/managed-versions.ts';
 import type { Manifest } from '../apply/object-policy.ts';
 import { inventoryId, inventoryOf, type ObjectRef } from '../inventory.ts';
 import { kustomizationReconciler } from '../kustomization-reconciler.ts';
@@ -209,7 +210,12 @@ async function world(): Promise<World> {
         requeueDependencyMs: DEPENDENCY_MS,
         concurrentApplies: 2,
       },
-      memory: { knownVersions: new Map(), remotes: new RemoteClusters(), lastInventory: new Map() },
+      memory: {
+        knownVersions: new Map(),
+        healthy: new Map(),
+        remotes: new RemoteClusters(),
+        lastInventory: new Map(),
+      },
       started: performance.now(),
       timings: kustomizationTimings(obj),
       owner: { name: NAME, namespace: NS },
@@ -279,6 +285,22 @@ async function onFakeTime<T>(clock: FakeClock, fn: () => Promise<T>): Promise<T>
     globalThis.clearTimeout = realClearTimeout;
   }
 }
+
+/** The operator's watch of what Kustomizations applied, as kustomize-operator.ts makes it. */
+const managedVersions = (w: World) =>
+  new ManagedVersions(w.client, {
+    labelSelector: KUSTOMIZE_NAME_LABEL,
+    ownerLabels: [KUSTOMIZE_NAME_LABEL, KUSTOMIZE_NAMESPACE_LABEL],
+  });
+
+/** Waits (real time: the watch is delivered asynchronously) until `cond` holds. */
+async function until(what: string, cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 2_000 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+  assert.ok(cond(), `${what}: not within 10 s`);
+}
+
+/** The requests a pass sent, without the watches it holds open. */
+const sent = (t: FakeApiTransport) => t.requests.filter((r) => !r.startsWith('WATCH '));
 
 const writes = (t: FakeApiTransport) =>
   t.requests.filter((r) => !r.startsWith('GET ') && !r.includes('dryRun=All'));
@@ -623,6 +645,48 @@ test('apply: an unchanged revision writes nothing, saves no progress, and reads 
   assert.equal(again.run.summary, '');
 });
 
+test('apply: with the managed-object watch, an unchanged revision sends nothing; an edit is read and put back', async () => {
+  const w = await world();
+  const versions = managedVersions(w);
+  try {
+    const first = await w.runOf();
+    first.run.deps.managedVersions = versions;
+    await runUpTo(first.run, 'apply');
+    await apply(first.run);
+    const cm = { apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'a' };
+    const appliedAt = () => w.server.get('v1', 'ConfigMap', NS, 'a')?.metadata.resourceVersion;
+    await until('the watch holds the applied version', () => versions.versionOf(cm) === appliedAt());
+
+    const again = await w.runOf({}, [ref('ConfigMap', 'a')]);
+    again.run.deps.managedVersions = versions;
+    again.run.memory.knownVersions = first.run.memory.knownVersions;
+    await runUpTo(again.run, 'apply');
+    w.transport.requests.length = 0;
+    await apply(again.run);
+    assert.deepEqual(sent(w.transport), [], 'no read, no dry run: the watch holds the version we applied');
+    assert.deepEqual(again.saved, []);
+    assert.equal(again.run.summary, '');
+
+    await w.put({ ...configMap('a'), data: { name: 'edited' } });
+    const edited = appliedAt();
+    await until('the watch saw the edit', () => versions.versionOf(cm) === edited);
+    const third = await w.runOf({}, [ref('ConfigMap', 'a')]);
+    third.run.deps.managedVersions = versions;
+    third.run.memory.knownVersions = first.run.memory.knownVersions;
+    await runUpTo(third.run, 'apply');
+    w.transport.requests.length = 0;
+    await apply(third.run);
+    assert.ok(
+      sent(w.transport).includes(`GET /api/v1/namespaces/${NS}/configmaps/a`),
+      'the edited object is read',
+    );
+    assert.equal(third.run.summary, 'ConfigMap/apps/a configured');
+    assert.deepEqual(w.server.get('v1', 'ConfigMap', NS, 'a')?.data, { name: 'a' });
+  } finally {
+    await versions.close();
+  }
+});
+
 test('apply: an object the API server refuses fails the stage with nothing of it written or recorded', async () => {
   const w = await world();
   const bad = configMap('b');
@@ -794,6 +858,104 @@ test('check health: with wait, every applied object is checked and Healthy is Tr
   // The fake rolls a Deployment out as it is applied: the apply's answer says so, and is believed.
   assert.deepEqual(w.transport.requests, [], 'no read: both objects were Current in the apply answer');
   assert.deepEqual(saved, [], 'a wait that ends at once writes no progress');
+});
+
+test('check health: an object judged healthy at the version the watch still holds is not read again; a new status is judged', async () => {
+  const w = await world();
+  w.renders.answer = () => [configMap('a'), deployment('web')];
+  const versions = managedVersions(w);
+  const memory = {
+    knownVersions: new Map(),
+    healthy: new Map(),
+    remotes: new RemoteClusters(),
+    lastInventory: new Map(),
+  };
+  const pass = async () => {
+    const r = await w.runOf({ wait: true }, [ref('ConfigMap', 'a'), ref('Deployment', 'web', 'apps/v1')]);
+    r.run.deps.managedVersions = versions;
+    Object.assign(r.run.memory, memory);
+    await runUpTo(r.run, 'check health');
+    w.transport.requests.length = 0;
+    return r;
+  };
+  const web = { apiVersion: 'apps/v1', kind: 'Deployment', namespace: NS, name: 'web' };
+  const stored = () => w.server.get('apps/v1', 'Deployment', NS, 'web')?.metadata.resourceVersion;
+  try {
+    const first = await pass();
+    await checkHealth(first.run);
+    assert.equal(first.condition(ConditionType.Healthy)?.status, 'True');
+    await until('the watch holds the applied version', () => versions.versionOf(web) === stored());
+
+    const second = await pass();
+    await checkHealth(second.run);
+    assert.equal(second.condition(ConditionType.Healthy)?.status, 'True');
+    assert.deepEqual(sent(w.transport), [], 'neither the apply nor the wait read anything');
+
+    // The rollout fails later: the controller's status write, a version the memory does not vouch for.
+    await w.client.applyStatus(
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: NS },
+        status: {
+          conditions: [
+            { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'stuck' },
+          ],
+        },
+      } as KubeObject,
+      { fieldManager: 'kube-controller-manager', force: true },
+    );
+    const failedAt = stored();
+    await until('the watch saw the status', () => versions.versionOf(web) === failedAt);
+    const third = await pass();
+    await assert.rejects(
+      checkHealth(third.run),
+      (err: unknown) =>
+        err instanceof RetryableError && err.reason === Reason.HealthCheckFailed && /stuck/.test(err.message),
+    );
+  } finally {
+    await versions.close();
+  }
+});
+
+test('check health: a new revision is judged on what its apply returned, even while the watch still holds the healthy version', async () => {
+  const w = await world();
+  w.renders.answer = () => [deployment('web')];
+  // A watch that lags: it still answers the version the Deployment was healthy at.
+  let lagging: string | undefined;
+  const versions = { client: w.client, versionOf: () => lagging, follow() {} } as unknown as ManagedVersions;
+  const memory = {
+    knownVersions: new Map(),
+    healthy: new Map(),
+    remotes: new RemoteClusters(),
+    lastInventory: new Map(),
+  };
+  {
+    const first = await w.runOf({ wait: true });
+    first.run.deps.managedVersions = versions;
+    Object.assign(first.run.memory, memory);
+    await runUpTo(first.run, 'check health');
+    await checkHealth(first.run);
+    lagging = w.server.get('apps/v1', 'Deployment', NS, 'web')?.metadata.resourceVersion;
+
+    w.renders.answer = () => [
+      { ...deployment('web'), spec: { ...(deployment('web').spec as object), replicas: 3 } },
+    ];
+    const next = await w.runOf({ wait: true }, [ref('Deployment', 'web', 'apps/v1')]);
+    next.run.deps.managedVersions = versions;
+    Object.assign(next.run.memory, memory);
+    await runUpTo(next.run, 'check health');
+    assert.equal(next.run.summary, 'Deployment/apps/web configured');
+    rollOut(w, next.run, 'web', {
+      conditions: [
+        { type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'stuck' },
+      ],
+    });
+    await assert.rejects(
+      checkHealth(next.run),
+      (err: unknown) => err instanceof RetryableError && err.reason === Reason.HealthCheckFailed,
+    );
+  }
 });
 
 test('check health: a wait longer than a second is shown as progress, once', async () => {

@@ -8,7 +8,7 @@ import type { Manifest } from '../apply/object-policy.ts';
 import { appliedObjects, waitForHealth } from '../health.ts';
 import { evaluateHealth } from '../health-exprs.ts';
 import { inventoryId, type ObjectRef } from '../inventory.ts';
-import { type KustomizationRun, need } from '../kustomization-run.ts';
+import { healthMemoOf, type KustomizationRun, need } from '../kustomization-run.ts';
 import type { Wave } from './apply-waves.ts';
 import { applyOrderOf } from './order-of-run.ts';
 
@@ -43,6 +43,7 @@ async function waitForWave(run: KustomizationRun, wave: Wave, applied: ApplyChan
     custom: exprs ? (o) => evaluateHealth(exprs, o) : undefined,
     watches: run.deps.healthWatches,
     known: appliedObjects(applied),
+    memo: healthMemoOf(run),
   });
   if (!health.healthy)
     throw new RetryableError(
