@@ -21,6 +21,7 @@ import {
   WaitingError,
 } from '@mooring/runtime';
 import { type DependencyNode, dependentsOf } from './dependencies.ts';
+import { wakeOwnersOnDrift } from './drift-wake.ts';
 import { impersonationFor } from './impersonation.ts';
 import { fromEntry, refToString } from './inventory.ts';
 import type { KustomizationDeps, KustomizationMemory, KustomizationRun } from './kustomization-run.ts';
@@ -185,6 +186,10 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
         if (left.length)
           ctx.log.warn({ left: left.map(refToString) }, 'objects still terminating after the timeout');
       }
+    },
+
+    connect(queue) {
+      if (deps.managedVersions) wakeOwnersOnDrift(deps.managedVersions, knownVersions, queue);
     },
 
     watches: [

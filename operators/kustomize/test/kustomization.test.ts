@@ -122,6 +122,30 @@ describe('Kustomization', { concurrency: 4 }, () => {
     });
   });
 
+  test('an edit or a delete of an applied object is put back at once, without a reconcile request', async () => {
+    const { name: source } = await gitSource(stack, { 'h/cm.yaml': configMap('healing', { mode: 'git' }) });
+    const name = uniqueName('heal');
+    // The interval (10m) is far beyond the waits below: only the drift itself can wake it.
+    await createKustomization(stack, name, { sourceRef: { kind: 'GitRepository', name: source }, path: 'h' });
+    await waitForKustomization(ns, name);
+    const mode = async () =>
+      ((await getObject('v1', 'ConfigMap', ns, 'healing')) as { data?: Record<string, string> } | undefined)
+        ?.data?.mode;
+    await kubectl(
+      '-n',
+      ns,
+      'patch',
+      'configmap',
+      'healing',
+      '--type=merge',
+      '-p',
+      '{"data":{"mode":"edited"}}',
+    );
+    await eventually('the edit reverted', async () => (await mode()) === 'git', 30_000);
+    await kubectl('-n', ns, 'delete', 'configmap', 'healing');
+    await eventually('the deleted object re-created', async () => (await mode()) === 'git', 30_000);
+  });
+
   test('spec.ignore leaves a field to another writer', async () => {
     const { name: source } = await gitSource(stack, { 'd/deploy.yaml': deployment('scaled') });
     const name = uniqueName('ignore');
