@@ -402,6 +402,11 @@ test("in-cluster UI diff as the signed-in user: an editor sees a hand edit with 
     },
     120_000,
   );
+  // Suspended, as one suspends before editing by hand: otherwise the drift wake puts the edits back at once.
+  await w.client.mergePatch(
+    { apiVersion: KUSTOMIZE_API_VERSION, kind: 'Kustomization', namespace: w.ns, name: 'apps' },
+    { spec: { suspend: true } },
+  );
   await w.client.mergePatch(cmKey, { data: { registry: 'hand-edited.example' } });
   await w.client.mergePatch(secretKey, { data: { password: b64(byHand) } });
 

@@ -96,13 +96,29 @@ export function registerBootstrap(program: Command): void {
       if (flags.skipInstall) return;
       const { applyInstall } = await import('../install-apply.ts');
       const { CLI_FIELD_MANAGER } = await import('../session.ts');
-      const { kindDefinition } = await import('@mooring/api');
+      const { kindDefinition, SOURCE_API_VERSION } = await import('@mooring/api');
       const { parseDuration } = await import('@mooring/runtime');
       const { reconcileAndWait } = await import('../wait-reconcile.ts');
       const { OPERATOR_DEPLOYMENTS } = await import('../install-manifests.ts');
       const { waitForDeployments } = await import('../wait-deployments.ts');
       const timeoutMs = parseDuration(flags.timeout);
       await sessionOf(cmd).use(async (client) => {
+        // On a rerun Mooring already manages itself: its source takes the new commit first, so a
+        // drift pass woken by the install below applies these same manifests, not the old ones.
+        const selfSource = { apiVersion: SOURCE_API_VERSION, kind: 'GitRepository' };
+        if (
+          await client.getOrUndefined({ ...selfSource, namespace: 'mooring-system', name: 'mooring-system' })
+        ) {
+          const fetched = await reconcileAndWait(
+            client,
+            kindDefinition('GitRepository'),
+            'mooring-system',
+            'mooring-system',
+            timeoutMs,
+          );
+          if (!fetched.ready)
+            throw new Error(`the GitRepository mooring-system is not ready: ${fetched.message}`);
+        }
         await applyInstall(client, objects);
         // The sync objects only mean something once operators run to act on them.
         await waitForDeployments(client, 'mooring-system', OPERATOR_DEPLOYMENTS, timeoutMs);
