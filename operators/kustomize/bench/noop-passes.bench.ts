@@ -1,12 +1,14 @@
 // Forced no-op reconciles and memory (issue #21's "No-op reconcile" and "Memory" targets): N
-// Kustomizations (one GitRepository, four objects each, as convergence.bench.ts) converge on the
-// all-in-one bundle; then every Kustomization is asked to reconcile (a new
-// reconcile.mooring.dev/requestedAt) with nothing new in Git and nothing drifted, PASSES times.
+// Kustomizations (one GitRepository, four objects each, as convergence.bench.ts, with Flux's
+// benchmark's wait, timeout and impersonated ServiceAccount) converge on the all-in-one bundle on a
+// control plane with workloads (kube-controller-manager rolls the Deployments out); then every
+// Kustomization is asked to reconcile (a new reconcile.mooring.dev/requestedAt) with nothing new
+// in Git and nothing drifted, PASSES times.
 // Per pass: the operator's own API requests by verb and renders per Kustomization, from its
 // /metrics, and its RSS after the pass; and the RSS it holds per 1,000 tracked objects (converged
 // minus idle).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUSTOMIZE_API_VERSION, RECONCILE_REQUESTED_AT_ANNOTATION, SOURCE_API_VERSION } from '@mooring/api';
@@ -16,6 +18,7 @@ import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 import { freePort } from '../../../hack/lib/processes.ts';
 import { removeNamespace } from '../../../hack/lib/remove-namespace.ts';
+import { type HeapGroup, summariseHeap } from './heap-summary.ts';
 
 const N = Number(process.env.MOORING_BENCH_SIZE ?? 1000);
 const PASSES = Number(process.env.MOORING_BENCH_PASSES ?? 3);
@@ -80,6 +83,29 @@ async function heapMb(port: number): Promise<number> {
   return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
 }
 
+/**
+ * Asks the operator for a heap snapshot and summarises it: the live heap in MB after V8's
+ * collection, and its largest groups. The operator answers /metrics again once it is written.
+ */
+async function liveHeap(
+  pid: number,
+  port: number,
+  dir: string,
+): Promise<{ totalMb: number; groups: HeapGroup[] }> {
+  const before = new Set((await readdir(dir)).filter((f) => f.endsWith('.heapsnapshot')));
+  process.kill(pid, 'SIGUSR2');
+  let file: string | undefined;
+  for (let i = 0; i < 600 && !file; i++) {
+    await sleep(500);
+    file = (await readdir(dir)).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
+  }
+  if (!file) throw new Error('no heap snapshot within 5 minutes');
+  await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+  const { totalBytes, groups } = await summariseHeap(join(dir, file));
+  await rm(join(dir, file), { force: true });
+  return { totalMb: totalBytes / 1024 / 1024, groups };
+}
+
 async function rssMb(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
@@ -105,12 +131,26 @@ async function waitAll(
   }
 }
 
-const plane = await up(locationAt(join(repoRoot, '.mooring/bench-control-plane')), log);
+// The side-by-side bench's plane: with workloads (so `wait` has Deployments to judge), KCM's limit
+// raised to 200, so the tool and not KCM is measured.
+const plane = await up(locationAt(join(repoRoot, '.mooring/bench-flux-plane-kcm200')), log, {
+  workloads: true,
+  kcmQps: 200,
+});
 const client = await KubeClient.fromKubeconfig(plane.kubeconfig, { qps: 500, burst: 1000 });
 const git = await GitServer.start();
 const { appDir } = await bundleOperators();
 const namespace = uniqueName('noop');
 await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
+// flux-benchmark's tenant: every Kustomization applies as this ServiceAccount, bound to `admin`.
+await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'tenant', namespace } });
+await client.create({
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'RoleBinding',
+  metadata: { name: 'tenant-admin', namespace },
+  roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
+  subjects: [{ kind: 'ServiceAccount', name: 'tenant', namespace }],
+} as KubeObject);
 const storage = await mkdtemp(join(tmpdir(), 'mooring-bench-'));
 const metrics = await freePort();
 let proc: ChildProcess | undefined;
@@ -120,6 +160,10 @@ try {
   proc = spawn(
     process.execPath,
     [
+      // A heap snapshot on SIGUSR2: V8 collects garbage before it writes one, so its size is the
+      // live heap, which tells a leak from garbage not yet collected.
+      '--heapsnapshot-signal=SIGUSR2',
+      `--diagnostic-dir=${storage}`,
       join(appDir, 'dist/all-in-one.mjs'),
       '--only',
       'source,kustomize',
@@ -176,6 +220,9 @@ try {
           spec: {
             interval: '60m',
             prune: true,
+            wait: true,
+            timeout: '1m',
+            serviceAccountName: 'tenant',
             path: './app',
             namePrefix: `ks-${i + j}-`,
             sourceRef: { kind: 'GitRepository', name: 'bench' },
@@ -192,6 +239,7 @@ try {
   await sleep(5000);
   const convergedRss = await rssMb(pid);
   const convergedHeap = await heapMb(metrics);
+  const convergedLive = await liveHeap(pid, metrics, storage);
   log(
     `${N} converged in ${(convergeMs / 1000).toFixed(1)} s; RSS idle ${idleRss.toFixed(0)} MB, converged ${convergedRss.toFixed(0)} MB`,
   );
@@ -235,6 +283,10 @@ try {
     );
   }
 
+  const finalLive = await liveHeap(pid, metrics, storage);
+  log(
+    `live heap after a collection: ${convergedLive.totalMb.toFixed(1)} MB converged, ${finalLive.totalMb.toFixed(1)} MB after ${PASSES} passes`,
+  );
   const perKs = (x: number) => (x / N).toFixed(2);
   const verbs = (m: Map<string, number>) =>
     [...m]
@@ -245,8 +297,10 @@ try {
   console.log(`## Forced no-op reconciles and memory at ${N.toLocaleString('en')} Kustomizations (issue #21)
 
 What: ${N} Kustomizations, each applying 4 objects (ServiceAccount, ConfigMap, Service, Deployment with 0
-replicas) from one GitRepository, converge on the all-in-one bundle (\`--only source,kustomize\`,
-\`--concurrent 20\`, client limit 1000/2000) against the bench control plane. Then, ${PASSES} times, every
+replicas) from one GitRepository with Flux's benchmark's \`wait: true\`, \`timeout: 1m\` and
+\`serviceAccountName\` (bound to \`admin\`), converge on the all-in-one bundle (\`--only source,kustomize\`,
+\`--concurrent 20\`, client limit 1000/2000) against a control plane with workloads
+(kube-controller-manager at 200 QPS rolls the Deployments out). Then, ${PASSES} times, every
 Kustomization gets a new \`${RECONCILE_REQUESTED_AT_ANNOTATION}\` with nothing new in Git and nothing
 drifted; a pass ends when every \`status.lastHandledReconcileAt\` carries its value (3 s more are
 allowed for the last writes). Requests are the operator's own (\`mooring_api_request_duration_seconds_count\`),
@@ -263,7 +317,13 @@ ${passes
 
 Memory: ${idleRss.toFixed(0)} MB idle (the process up, watching an empty namespace), ${convergedRss.toFixed(0)} MB
 converged (V8 heap used ${convergedHeap.toFixed(0)} MB), tracking ${tracked.toLocaleString('en')} objects (the applied objects, the Kustomizations and the
-source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. Targets: at most
+source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. The live heap
+(a heap snapshot, which V8 takes after a full collection) was ${convergedLive.totalMb.toFixed(1)} MB converged and
+${finalLive.totalMb.toFixed(1)} MB after the ${PASSES} passes. Its largest groups converged (own sizes, by constructor):
+${convergedLive.groups
+  .slice(0, 8)
+  .map((g) => `${g.name} ${(g.selfBytes / 1024 / 1024).toFixed(1)} MB (${g.count.toLocaleString('en')})`)
+  .join('; ')}. Targets: at most
 2 requests and no render per no-op reconcile; at most 16 MB per 1,000 tracked objects; no growth
 over repeated passes.
 
@@ -297,6 +357,8 @@ Reproduce: \`npm run bench -- noop-passes\` (\`MOORING_BENCH_SIZE\`, \`MOORING_B
     `/api/v1/namespaces/${namespace}/serviceaccounts`,
     `/api/v1/namespaces/${namespace}/services`,
     `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    `/apis/apps/v1/namespaces/${namespace}/replicasets`,
+    `/apis/rbac.authorization.k8s.io/v1/namespaces/${namespace}/rolebindings`,
   ]);
   client.close();
 }
