@@ -58,11 +58,32 @@ for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
   ldflags+=" -X $pkg.k8sVersionMajor=$k8s_major -X $pkg.k8sVersionMinor=$k8s_minor"
 done
 
-# build NAME OUTPUT GOOS GOARCH BUILDMODE PACKAGE [SOURCE...]: the sources besides go.mod and go.sum
-# that the binary is built from
+# The renderer's sprig: the pinned sprig from the module cache, copied, with its four
+# rsa.GenerateKey calls sent to the host instead (sprig-overlay/rsa_key_host.go, added to the
+# copy), used through a -modfile that replaces the module (go build -overlay may not touch the
+# module cache). Generated each build, so no copy of sprig lives in the repository; a sprig whose
+# calls changed fails the build instead of silently keeping the slow path. Prints the -modfile.
+sprig_modfile() {
+  local sprig work="$bin/.helm-sprig" count
+  sprig=$(cd "$dir" && go mod download -json github.com/Masterminds/sprig/v3 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [ -f "$sprig/crypto.go" ] || die "no crypto.go in the module cache's sprig ($sprig)"
+  rm -rf "$work" && mkdir -p "$work"
+  cp -r "$sprig" "$work/sprig" && chmod -R u+w "$work/sprig"
+  sed -i 's/rsa\.GenerateKey(rand\.Reader, /mooringRSAKey(rand.Reader, /g' "$work/sprig/crypto.go"
+  count=$(grep -c 'mooringRSAKey(rand.Reader, ' "$work/sprig/crypto.go" || true)
+  [ "$count" = 4 ] || die "sprig's crypto.go has $count rsa.GenerateKey calls, the renderer expects 4: review sprig-overlay/"
+  cp "$dir/sprig-overlay/rsa_key_host.go" "$work/sprig/"
+  cp "$dir/go.mod" "$work/renderer.mod" && cp "$dir/go.sum" "$work/renderer.sum"
+  # Relative to the module's directory, so the path recorded in the binary is the same in every clone.
+  echo "replace github.com/Masterminds/sprig/v3 => ../../../bin/.helm-sprig/sprig" >> "$work/renderer.mod"
+  echo "$work/renderer.mod"
+}
+
+# build NAME OUTPUT GOOS GOARCH BUILDMODE PACKAGE MODFILE [SOURCE...]: MODFILE a go build -modfile
+# or empty; the sources besides go.mod and go.sum that the binary is built from
 build() {
-  local name=$1 out=$2 goos=$3 goarch=$4 mode=$5 pkg=$6 stamp stamp_file="$bin/.$1.stamp"
-  shift 6
+  local name=$1 out=$2 goos=$3 goarch=$4 mode=$5 pkg=$6 modfile=$7 stamp stamp_file="$bin/.$1.stamp"
+  shift 7
   stamp=$( (cat "$dir/go.mod" "$dir/go.sum" "$@"; echo "$go_version $goos/$goarch $mode $ldflags") | sha256sum | cut -c1-16)
   if [ -f "$out" ] && [ -f "$stamp_file" ] && [ "$(cat "$stamp_file")" = "$stamp" ]; then
     echo "helm build: $name (helm $helm_version) is up to date"
@@ -70,7 +91,7 @@ build() {
   fi
   echo "helm build: building $name (helm $helm_version, $goos/$goarch; a cold build takes several minutes on 2 cores, a cached one seconds)"
   local start=$SECONDS
-  (cd "$dir" && GOOS=$goos GOARCH=$goarch nice -n 10 go build -buildmode="$mode" -trimpath -ldflags "$ldflags" -o "$out.tmp" "$pkg") ||
+  (cd "$dir" && GOOS=$goos GOARCH=$goarch nice -n 10 go build -buildmode="$mode" -trimpath ${modfile:+-modfile "$modfile"} -ldflags "$ldflags" -o "$out.tmp" "$pkg") ||
     die "go build of $name failed (see above)"
   mv "$out.tmp" "$out"
   echo "$stamp" > "$stamp_file"
@@ -81,8 +102,11 @@ wanted=("$@")
 [ ${#wanted[@]} -gt 0 ] || wanted=(renderer helm)
 for w in "${wanted[@]}"; do
   case "$w" in
-    renderer) build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . "$dir"/*.go ;;
-    helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" exe helm.sh/helm/v3/cmd/helm ;;
+    renderer)
+      modfile=$(sprig_modfile) || exit 1
+      build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . "$modfile" \
+        "$dir"/*.go "$dir"/sprig-overlay/*.go "$bin/.helm-sprig/sprig/crypto.go" "$modfile" ;;
+    helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" exe helm.sh/helm/v3/cmd/helm "" ;;
     *) die "unknown target $w (known: renderer, helm)" ;;
   esac
 done

@@ -14,6 +14,10 @@
 // {type:'ready'}, {type:'result', status, output, memoryBytes} (output an ArrayBuffer, transferred),
 // {type:'trap', message} (the instance is unusable), {type:'lookup', query} while the guest waits
 // for the answer in the shared buffer (see answerLookup in renderer-worker.ts).
+//
+// Besides lookup, the host gives the guest one thing: RSA keys for sprig (rsa_key), generated
+// here because the guest's prime search is slow without assembly.
+import { generateKeyPairSync } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { WASI } from 'node:wasi';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -38,6 +42,10 @@ const wasi = new WASI({
 
 let instance;
 let pendingAnswer;
+let pendingKey;
+// The RSA sizes sprig asks for (genCA and the certificates 2048, genPrivateKey 4096); any other
+// size is declined and the guest generates the key itself.
+const HOST_RSA_BITS = new Set([2048, 4096]);
 const memory = () => new Uint8Array(instance.exports.memory.buffer);
 
 const host = {
@@ -53,6 +61,20 @@ const host = {
   lookup_answer(address) {
     memory().set(pendingAnswer, address);
     pendingAnswer = undefined;
+  },
+  // sprig's RSA keys (hack/tools/helm-renderer/sprig-overlay): OpenSSL's prime search is native.
+  rsa_key(bits) {
+    if (!HOST_RSA_BITS.has(bits)) return 0;
+    pendingKey = generateKeyPairSync('rsa', {
+      modulusLength: bits,
+      publicExponent: 0x10001,
+      privateKeyEncoding: { type: 'pkcs1', format: 'der' },
+    }).privateKey;
+    return pendingKey.length;
+  },
+  rsa_key_answer(address) {
+    memory().set(pendingKey, address);
+    pendingKey = undefined;
   },
 };
 
