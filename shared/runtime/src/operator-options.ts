@@ -220,7 +220,7 @@ export const SHARED_FLAGS: Readonly<FlagTable> = {
   },
   'watch-label-selector': {
     type: 'string',
-    help: 'Only reconcile objects matching this label selector (sharding).',
+    help: 'Only reconcile objects matching this label selector (sharding: each shard elects its leader on a Lease of its own).',
   },
   'log-level': {
     type: 'string',

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Controller, type MooringObject, type Reconciler } from './controller.ts';
 import { EventRecorder } from './event-recorder.ts';
 import { HttpServers } from './http-servers.ts';
@@ -33,7 +34,7 @@ export interface OperatorContext {
 
 /** One operator (source, kustomize, ...): its reconcilers, run under one leader lease. */
 export interface OperatorDefinition {
-  /** Short name, e.g. `source`; the Lease is `mooring-<name>-leader-election`. */
+  /** Short name, e.g. `source`; the Lease is `mooring-<name>-leader-election` (see leaseName). */
   name: string;
   /**
    * Flags only this operator has (e.g. the source operator's `--storage-path`), declared like
@@ -185,7 +186,7 @@ export async function runOperators(
       const elector = new LeaderElector({
         client,
         namespace: options.leaderElectionNamespace,
-        name: `mooring-${def.name}-leader-election`,
+        name: leaseName(def.name, options.watchLabelSelector),
         identity,
         logger: log,
         ...run.lease,
@@ -371,4 +372,16 @@ export function parseEntry(
   const addresses = listenAddresses(options, operators);
   checkListenCollisions(addresses);
   return { options, operators, addresses };
+}
+
+/**
+ * The Lease an operator's replicas contend for. Shards (`--watch-label-selector`) each get their
+ * own, suffixed with a digest of the selector as Flux's controllers do, so the replicas of one
+ * shard elect one leader among them while every shard works: with one Lease for all, only one
+ * shard of the fleet would ever reconcile.
+ */
+export function leaseName(operator: string, watchLabelSelector: string | undefined): string {
+  const base = `mooring-${operator}-leader-election`;
+  if (!watchLabelSelector) return base;
+  return `${base}-${createHash('sha256').update(watchLabelSelector).digest('hex').slice(0, 10)}`;
 }

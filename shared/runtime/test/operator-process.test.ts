@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import { before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { testCluster, testNamespace } from '@mooring/test/harness';
-import type { KubeClient, KubeObject, Lease } from '../src/index.ts';
+import { type KubeClient, type KubeObject, type Lease, leaseName } from '../src/index.ts';
 import { eventually, installToyCrd, type Toy, toy } from './toy.ts';
 
 let client: KubeClient;
@@ -124,6 +124,41 @@ describe('operator processes', () => {
       'the standby logged taking the lease',
     );
 
+    b.child.kill('SIGTERM');
+    assert.equal(await b.exited, 0);
+  });
+
+  test('shards (--watch-label-selector) under leader election each lead on their own Lease; a killed shard stops only its own objects', async (t) => {
+    const ns = await testNamespace(t, 'shards');
+    const shardArgs = (shard: string) => [
+      '--leader-elect',
+      `--leader-election-namespace=${ns}`,
+      `--watch-label-selector=shard=${shard}`,
+    ];
+    const leaseEnv = { TOY_LEASE_MS: String(LEASE_MS) };
+    const a = startOperator('shard-a', ns, shardArgs('a'), leaseEnv);
+    t.after(() => a.child.kill('SIGKILL'));
+    const b = startOperator('shard-b', ns, shardArgs('b'), leaseEnv);
+    t.after(() => b.child.kill('SIGKILL'));
+    const inShard = (name: string, shard: string): Toy => {
+      const obj = toy(ns, name, { interval: '1h' });
+      obj.metadata.labels = { shard };
+      return obj;
+    };
+    await client.create(inShard('a-1', 'a'));
+    await client.create(inShard('b-1', 'b'));
+    assert.equal(await reconciledBy(ns, 'a-1'), 'shard-a');
+    assert.equal(await reconciledBy(ns, 'b-1'), 'shard-b');
+    const leases = await client.list<Lease>('coordination.k8s.io/v1', 'Lease', { namespace: ns });
+    assert.deepEqual(
+      leases.items.map((l) => l.metadata.name).sort(),
+      [leaseName('toy', 'shard=a'), leaseName('toy', 'shard=b')].sort(),
+    );
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    await client.create(inShard('b-2', 'b'));
+    assert.equal(await reconciledBy(ns, 'b-2'), 'shard-b');
     b.child.kill('SIGTERM');
     assert.equal(await b.exited, 0);
   });
