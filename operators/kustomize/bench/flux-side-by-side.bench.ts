@@ -14,18 +14,34 @@
 //   MOORING_BENCH_KCM_QPS=200               kube-controller-manager's own limit (default: its own, 20)
 //   MOORING_BENCH_TOOLS=mooring             one tool only, for profiling: its log lines, no page
 //   MOORING_BENCH_CONCURRENT=20             Mooring's --concurrent (20, as Flux's in the benchmark)
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { createWriteStream, existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import net from 'node:net';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
-import { KubeClient, type KubeObject } from '@mooring/runtime';
+import { KubeClient } from '@mooring/runtime';
 import { TestRegistry } from '@mooring/test/harness';
-import { pushArtifact } from '../../../cli/src/oci-push.ts';
 import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { installCrds, locationAt, readCrds, repoRoot, up } from '../../../hack/lib/control-plane.ts';
+import { freePort } from '../../../hack/lib/processes.ts';
+import {
+  benchObjects,
+  cleanUp,
+  cpuSecondsOf,
+  createAll,
+  createBenchNamespace,
+  logTo,
+  peakRssKbOf,
+  planeCpuSecondsOf,
+  pushBenchArtifact,
+  readyCount,
+  requestsOf,
+  type Started,
+  stop,
+  sumsBy,
+  type Tool,
+  waitHttp,
+} from './flux-shape.ts';
 
 /** One configuration of limits, and the sizes run under it. */
 interface Setting {
@@ -63,11 +79,7 @@ const SETTINGS = settings();
 const CONCURRENT = process.env.MOORING_BENCH_CONCURRENT ?? '20';
 const TOOLS = (process.env.MOORING_BENCH_TOOLS ?? 'mooring,flux').split(',') as Tool[];
 const FLUX_BIN = join(repoRoot, 'bin/flux');
-const FLUX_SOURCE = 'source.toolkit.fluxcd.io/v1';
-const FLUX_KUSTOMIZE = 'kustomize.toolkit.fluxcd.io/v1';
 const log = (line: string) => process.stderr.write(`flux-side-by-side: ${line}\n`);
-
-type Tool = 'mooring' | 'flux';
 
 interface Measured {
   tool: Tool;
@@ -81,43 +93,6 @@ interface Measured {
   /** CPU seconds the control plane's own processes (API server, etcd, controllers, kwok) spent. */
   planeCpuSeconds: number;
   load: number;
-}
-
-interface Started {
-  procs: ChildProcess[];
-  metricsPorts: number[];
-  /** The metric whose counts are the process's API requests. */
-  requestMetric: string;
-  storage: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-async function waitHttp(url: string, what: string, proc: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${what} exited (${proc.exitCode}) before answering ${url}`);
-    try {
-      const res = await fetch(url);
-      await res.arrayBuffer();
-      if (res.ok) return;
-    } catch {}
-    if (Date.now() > deadline) throw new Error(`${what} did not answer ${url} within 2 minutes`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-function logTo(proc: ChildProcess, file: string): void {
-  // The controllers' logs go to a file, so a failed run can be read afterwards.
-  const out = createWriteStream(file);
-  proc.stdout?.pipe(out);
-  proc.stderr?.pipe(out);
 }
 
 async function startMooring(
@@ -222,32 +197,6 @@ async function startFlux(
   };
 }
 
-async function requestsOf(started: Started): Promise<number> {
-  let total = 0;
-  for (const port of started.metricsPorts) {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    for (const line of text.split('\n')) {
-      if (line.startsWith(started.requestMetric)) total += Number(line.split(' ').pop());
-    }
-  }
-  return total;
-}
-
-/** Sums of a metric's samples by one label (e.g. requests by verb), over the tool's processes. */
-async function sumsBy(started: Started, metric: string, label: string): Promise<Map<string, number>> {
-  const sums = new Map<string, number>();
-  const pattern = new RegExp(`^${metric}\\{(.*)\\} (\\S+)$`);
-  for (const port of started.metricsPorts) {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    for (const line of text.split('\n')) {
-      const m = pattern.exec(line);
-      const value = m ? new RegExp(`${label}="([^"]*)"`).exec(m[1]!)?.[1] : undefined;
-      if (m && value !== undefined) sums.set(value, (sums.get(value) ?? 0) + Number(m[2]));
-    }
-  }
-  return sums;
-}
-
 /**
  * Where a run's time and requests went: API requests by verb per Kustomization for either tool,
  * and for Mooring the mean time of each reconcile step per Kustomization reconcile.
@@ -276,128 +225,6 @@ async function breakdown(started: Started, tool: Tool, n: number): Promise<strin
   return `requests per Kustomization by verb: ${verbs}; mean latency by verb: ${latency}; mean step time (all kinds) × passes: ${steps}`;
 }
 
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-
-async function cpuSecondsOf(pid: number): Promise<number> {
-  // /proc/<pid>/stat: utime and stime are fields 14 and 15, counted after the ")" of the name.
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-/** CPU seconds of every process started for the control plane in `dir` (their arguments name it). */
-async function planeCpuSecondsOf(dir: string): Promise<number> {
-  const { readdir } = await import('node:fs/promises');
-  let total = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if ((await readFile(`/proc/${pid}/cmdline`, 'utf8')).includes(dir))
-        total += await cpuSecondsOf(Number(pid));
-    } catch {}
-  }
-  return total;
-}
-
-async function peakRssKbOf(pid: number): Promise<number> {
-  const m = /VmHWM:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) : 0;
-}
-
-async function stop(started: Started): Promise<void> {
-  await Promise.all(
-    started.procs.map(async (p) => {
-      if (p.exitCode !== null) return;
-      p.kill('SIGTERM');
-      await new Promise((r) => p.once('exit', r));
-    }),
-  );
-  await rm(started.storage, { recursive: true, force: true });
-}
-
-/** flux-benchmark's objects: a ServiceAccount bound to admin, then N sources and N Kustomizations. */
-function benchObjects(tool: Tool, namespace: string, n: number, url: string): KubeObject[][] {
-  const sourceVersion = tool === 'flux' ? FLUX_SOURCE : SOURCE_API_VERSION;
-  const kustomizeVersion = tool === 'flux' ? FLUX_KUSTOMIZE : KUSTOMIZE_API_VERSION;
-  const sources: KubeObject[] = [];
-  const kustomizations: KubeObject[] = [];
-  for (let i = 0; i < n; i++) {
-    const name = `bench-${i}`;
-    sources.push({
-      apiVersion: sourceVersion,
-      kind: 'OCIRepository',
-      metadata: { name, namespace },
-      spec: { interval: '60m', insecure: true, url, ref: { tag: 'latest' } },
-    } as KubeObject);
-    kustomizations.push({
-      apiVersion: kustomizeVersion,
-      kind: 'Kustomization',
-      metadata: { name, namespace },
-      spec: {
-        sourceRef: { kind: 'OCIRepository', name },
-        interval: '60m',
-        retryInterval: '2m',
-        path: './',
-        prune: true,
-        wait: true,
-        timeout: '1m',
-        serviceAccountName: 'flux',
-        targetNamespace: namespace,
-        postBuild: { substitute: { INDEX: `${i}app`, PODS: '0', MCPU: '1m' } },
-      },
-    } as KubeObject);
-  }
-  return [sources, kustomizations];
-}
-
-async function createAll(client: KubeClient, objects: KubeObject[]): Promise<void> {
-  for (let i = 0; i < objects.length; i += 50) {
-    await Promise.all(objects.slice(i, i + 50).map((o) => client.create(o)));
-  }
-}
-
-async function readyCount(client: KubeClient, tool: Tool, namespace: string): Promise<number> {
-  const version = tool === 'flux' ? FLUX_KUSTOMIZE : KUSTOMIZE_API_VERSION;
-  const list = await client.list<
-    KubeObject & { status?: { conditions?: { type: string; status: string }[] } }
-  >(version, 'Kustomization', { namespace });
-  return list.items.filter((k) =>
-    k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-  ).length;
-}
-
-/** Removes a run's namespace; the controllers are gone, so their finalizers are dropped by hand. */
-async function cleanUp(client: KubeClient, tool: Tool, namespace: string): Promise<void> {
-  const kinds: [string, string][] =
-    tool === 'flux'
-      ? [
-          [FLUX_KUSTOMIZE, 'Kustomization'],
-          [FLUX_SOURCE, 'OCIRepository'],
-        ]
-      : [
-          [KUSTOMIZE_API_VERSION, 'Kustomization'],
-          [SOURCE_API_VERSION, 'OCIRepository'],
-        ];
-  for (const [apiVersion, kind] of kinds) {
-    const list = await client.list<KubeObject>(apiVersion, kind, { namespace });
-    for (let i = 0; i < list.items.length; i += 50) {
-      await Promise.all(
-        list.items
-          .slice(i, i + 50)
-          .map((o) =>
-            client
-              .mergePatch(
-                { apiVersion, kind, namespace, name: o.metadata.name ?? '' },
-                { metadata: { finalizers: null } },
-              )
-              .catch(() => {}),
-          ),
-      );
-    }
-  }
-  await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => {});
-}
-
 function describeSetting(s: Setting): string {
   return `client ${s.qps}/${s.burst}, KCM ${s.kcmQps ?? 'default (20)'}`;
 }
@@ -414,15 +241,7 @@ async function runOnce(
   planeDir: string,
 ): Promise<Measured> {
   const namespace = `bench-${tool}-${n}-${Date.now().toString(36)}`;
-  await client.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } });
-  await client.create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'flux', namespace } });
-  await client.create({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'flux-admin', namespace },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin' },
-    subjects: [{ kind: 'ServiceAccount', name: 'flux', namespace }],
-  } as KubeObject);
+  await createBenchNamespace(client, namespace);
   const started =
     tool === 'flux'
       ? await startFlux(kubeconfig, namespace, logs, setting)
@@ -462,29 +281,6 @@ async function runOnce(
     await stop(started);
     await cleanUp(client, tool, namespace);
   }
-}
-
-async function pushBenchArtifact(registry: TestRegistry, dir: string): Promise<string> {
-  const url = `oci://${registry.host}/flux-benchmark/podinfo:latest`;
-  // pushArtifact reports on stdout, as the CLI does; here stdout is the Markdown section.
-  const write = process.stdout.write;
-  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
-  try {
-    await pushArtifact(
-      url,
-      {
-        path: dir,
-        source: 'https://github.com/fluxcd/flux-benchmark',
-        revision: 'main@sha1:e09c533',
-        insecureRegistry: true,
-        reproducible: true,
-      },
-      () => {},
-    );
-  } finally {
-    process.stdout.write = write;
-  }
-  return `oci://${registry.host}/flux-benchmark/podinfo`;
 }
 
 if (TOOLS.includes('flux')) {
