@@ -134,6 +134,20 @@ Flux: lease 35 s, renew deadline 30 s, retry 5 s. A standby takes over once the 
 a full lease duration without renewal; a leader that cannot renew within the renew deadline
 stops its controllers and exits 1, so it restarts clean.
 
+## Sharding
+
+Flux's pattern: label each source and Kustomization (or HelmRelease) with a shard key, e.g.
+\`sharding.fluxcd.io/key: shard-1\`, and run one Deployment of the source and kustomize operators
+per shard with \`--watch-label-selector sharding.fluxcd.io/key=shard-1\` (and one without a key,
+\`--watch-label-selector '!sharding.fluxcd.io/key'\`, for what is not sharded). A Kustomization and
+the source it reads belong in the same shard, as Flux's sharding guide has it, so one shard's
+outage never holds another shard's objects. Under \`--leader-elect\` each shard's Lease is
+\`mooring-<operator>-leader-election-<digest of the selector>\`, so the replicas of one shard
+elect one leader and every shard works; a shard that is down stops only its own objects
+(\`npm run bench -- sharding\` kills one and measures the others, docs/benchmarks.md). Each
+kustomize shard watches the versions of every object the operators applied (a few hundred bytes
+each), and ignores drift on another shard's.
+
 ## Shutdown
 
 On SIGTERM (or SIGINT) an operator stops taking work, lets reconciles in flight finish for up
