@@ -9,6 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { findTestFiles, TestClassifier } from './lib/test-files.ts';
+import { planBatches } from './lib/unit-batches.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const scratch = mkdtempSync(join(tmpdir(), 'mooring-run-tests-'));
@@ -229,6 +230,7 @@ describe('run-tests --unit', () => {
       '});',
       '',
     ].join('\n'),
+    'throws-at-load.test.ts': "throw new Error('broken while loading');\n",
     'needs-cluster.test.ts': `import { testCluster } from '${join(repoRoot, 'test/harness/index.ts')}';\nawait testCluster();\n`,
   });
 
@@ -272,5 +274,51 @@ describe('run-tests --unit', () => {
       run.output,
       /slowest test files[^\n]*\n\s+\d+\.\d+s +\d+\.\d+s CPU {2}\S*passes\.test\.ts\n/,
     );
+  });
+
+  test('a failure in a batch is shown under its file, and a file that throws while loading fails as itself', async () => {
+    const run = await runTests([
+      '--unit',
+      join(dir, 'passes.test.ts'),
+      join(dir, 'fails.test.ts'),
+      join(dir, 'throws-at-load.test.ts'),
+    ]);
+    assert.equal(run.code, 1, run.output);
+    assert.match(run.output, /3 unit files in 2 batches/);
+    assert.match(run.output, /▶ \S*fails\.test\.ts\n\s+✖ fails on purpose/);
+    assert.match(run.output, /✖ \S*throws-at-load\.test\.ts[^\n]*\n\s+Error: broken while loading/);
+    assert.match(run.output, /✔ \S*passes\.test\.ts/);
+    assert.match(run.output, /ℹ pass 2\n/);
+    // --no-batch: a process each, as before; the same tests pass and fail.
+    const alone = await runTests([
+      '--unit',
+      '--no-batch',
+      join(dir, 'passes.test.ts'),
+      join(dir, 'fails.test.ts'),
+    ]);
+    assert.equal(alone.code, 1, alone.output);
+    assert.doesNotMatch(alone.output, /batches/);
+    assert.match(alone.output, /ℹ pass 2\n/);
+    assert.match(alone.output, /ℹ fail 1\n/);
+  });
+});
+
+describe('unit files several to a process', () => {
+  test('balances batches by last time, longest first, the same way each run', () => {
+    const seconds = new Map([
+      ['a.test.ts', 10],
+      ['b.test.ts', 6],
+      ['c.test.ts', 5],
+      ['d.test.ts', 1],
+    ]);
+    const files = ['d.test.ts', 'c.test.ts', 'b.test.ts', 'a.test.ts', 'new.test.ts'];
+    const batches = planBatches(files, 2, seconds);
+    // a 10 | b 6, then c 5 to b (11), d 1 to a (11), new (1 when unknown) to the first of two equal.
+    assert.deepEqual(batches, [
+      ['a.test.ts', 'd.test.ts', 'new.test.ts'],
+      ['b.test.ts', 'c.test.ts'],
+    ]);
+    assert.deepEqual(planBatches([...files].reverse(), 2, seconds), batches);
+    assert.deepEqual(planBatches(['x.test.ts'], 8, seconds), [['x.test.ts']]);
   });
 });

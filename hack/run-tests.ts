@@ -1,6 +1,7 @@
 // Runs the *.test.ts files with node's test runner. Node 20 has no glob for --test, so the files are
-// listed here. hack/lib/test-files.ts tells from each file's imports which kind it is: unit (runs
-// in its own process), integration (starts real servers or tools, no cluster) or cluster.
+// listed here. hack/lib/test-files.ts tells from each file's imports which kind it is: unit (the
+// code under test runs in the test's own process), integration (starts real servers or tools, no
+// cluster) or cluster.
 //
 //   run-tests [<word> | <file>]...  every test file, or those whose path contains a word, or the files named
 //   --unit                          only the unit files: no control plane, no servers or tools (see below)
@@ -9,7 +10,8 @@
 //                                   lcov.info and coverage-summary.json to --coverage-dir (.mooring/coverage)
 //   --list                          print each file's kind, with the imports that make it so
 //   --no-bundle                     with --unit or --integration, run the .ts files through tsx, not as bundles
-//   --concurrency <n>  --keep       files at once (4 without a cluster, else 2); leave the run's plane up
+//   --no-batch                      with --unit, a process for each unit file, not several to a process
+//   --concurrency <n>  --keep       processes at once (4 without a cluster, else 2); leave the run's plane up
 //
 // Without --unit or --integration, and unless KUBECONFIG names a cluster already, one control
 // plane is started for the whole run when any of its files needs one (in its own directory, so the
@@ -17,7 +19,8 @@
 // hack/lib/unit-guard.mjs is loaded into every Node process of the run, so a test that tries to
 // start etcd or kube-apiserver anyway (or, in a --unit run, sshd, docker-registry, helm, ...) fails
 // with the reason; each file runs as one esbuild bundle on plain Node (hack/lib/unit-bundles.ts
-// says why and what that keeps the same).
+// says why and what that keeps the same), and the unit files run several to a process, one after
+// another, each as a suite named by its file (hack/lib/unit-batches.ts), save those in RUN_ALONE.
 import { spawn } from 'node:child_process';
 import {
   existsSync,
@@ -35,7 +38,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { ControlPlaneLocation } from './lib/control-plane.ts';
-import { findTestFiles, TestClassifier, type TestKind } from './lib/test-files.ts';
+import { findTestFiles, RUN_ALONE, TestClassifier, type TestKind } from './lib/test-files.ts';
+import {
+  batchEntryPath,
+  planBatches,
+  readFileSeconds,
+  saveFileSeconds,
+  writeBatchEntry,
+} from './lib/unit-batches.ts';
 
 // hack/lib/control-plane.ts (through @mooring/runtime) takes seconds to load on a busy machine; a
 // run that needs no control plane never loads it.
@@ -53,8 +63,14 @@ const { values, positionals } = parseArgs({
     'coverage-dir': { type: 'string', default: '.mooring/coverage' },
     list: { type: 'boolean', default: false },
     'no-bundle': { type: 'boolean', default: false },
+    'no-batch': { type: 'boolean', default: false },
   },
 });
+const concurrency = Number(values.concurrency ?? '0');
+if (values.concurrency !== undefined && !(Number.isInteger(concurrency) && concurrency > 0)) {
+  console.error(`run-tests: --concurrency must be a whole number above 0, not ${values.concurrency}`);
+  process.exit(2);
+}
 
 // A positional that names an existing file runs that file; any other narrows the run to the files
 // whose path contains it.
@@ -82,7 +98,11 @@ const kinds = (list: string[]): string =>
 if (values.list) {
   for (const f of files) {
     const v = verdicts.get(f);
-    console.log(`${kindOf(f).padEnd(11)} ${show(f)}${v?.via.length ? `  (${v.via.join(' → ')})` : ''}`);
+    const alone = kindOf(f) === 'unit' && RUN_ALONE[show(f)];
+    console.log(
+      `${kindOf(f).padEnd(11)} ${show(f)}${v?.via.length ? `  (${v.via.join(' → ')})` : ''}` +
+        (alone ? `  (runs alone: ${alone})` : ''),
+    );
   }
   console.log(
     `${kinds(files)}: unit runs in the test's own process; integration starts real servers or tools, no cluster`,
@@ -176,17 +196,54 @@ const coverageDir = resolve(repoRoot, values['coverage-dir']);
 const coverageTmp = join(tmpdir(), `mooring-coverage-${process.pid}`);
 const bundled = noCluster && !values['no-bundle'];
 let bundleDir: string | undefined;
-let runFiles = files.map(show);
-if (bundled) {
-  const t0 = Date.now();
-  const { bundleTestFiles } = await import('./lib/unit-bundles.ts');
+let runFileOf = (f: string): string => show(f);
+if (noCluster) {
   mkdirSync(join(repoRoot, '.mooring/unit-bundles'), { recursive: true });
   bundleDir = mkdtempSync(join(repoRoot, '.mooring/unit-bundles/run-'));
+}
+if (bundled && bundleDir) {
+  const t0 = Date.now();
+  const { bundleTestFiles } = await import('./lib/unit-bundles.ts');
   const bundles = await bundleTestFiles(repoRoot, files, bundleDir, env.MOORING_KUBE_CLIENT_BUNDLE!);
-  runFiles = files.map((f) => show(bundles.get(f)!));
+  runFileOf = (f) => show(bundles.get(f)!);
   console.error(
     `run-tests: bundled in ${((Date.now() - t0) / 1000).toFixed(1)}s (--no-bundle runs them through tsx)`,
   );
+}
+/** What node --test runs as one file: a test file, or a batch of them (`batch` counts from 1). */
+interface Process {
+  run: string;
+  files: string[];
+  batch?: number;
+}
+let processes: Process[] = files.map((f) => ({ run: runFileOf(f), files: [f] }));
+// What each unit file took last time, to balance the batches; a batched run keeps what it measured.
+const secondsFile = join(repoRoot, '.mooring/unit-timings.json');
+const batches = noCluster && !values['no-batch'];
+if (batches && bundleDir) {
+  const together = files.filter((f) => kindOf(f) === 'unit' && !RUN_ALONE[show(f)]);
+  const sourceOf = new Map(together.map((f) => [show(f), f]));
+  // Two batches for each process slot: node --test starts the next batch as one ends, so a batch
+  // whose files take longer than last time holds up less of the run than one slot's worth would.
+  const planned = planBatches(together.map(show), 2 * (concurrency || 4), readFileSeconds(secondsFile)).map(
+    (names, i) => {
+      const run = show(batchEntryPath(join(bundleDir!, 'batches'), i + 1));
+      const members = names.map((n) => sourceOf.get(n)!);
+      writeBatchEntry(
+        resolve(repoRoot, run),
+        i + 1,
+        members.map((f) => ({ name: show(f), url: pathToFileURL(resolve(repoRoot, runFileOf(f))).href })),
+      );
+      return { run, files: members, batch: i + 1 };
+    },
+  );
+  const alone = processes.filter((p) => !together.includes(p.files[0]!));
+  processes = [...planned, ...alone];
+  if (planned.length)
+    console.error(
+      `run-tests: ${together.length} unit files in ${planned.length} batches, ${alone.length} in a process ` +
+        'of their own (RUN_ALONE in hack/lib/test-files.ts, integration files); --no-batch: one each',
+    );
 }
 // Each file's process appends how long it lived (hack/lib/file-timer.mjs); the summary names the
 // slowest, since node 20's reporters time tests but not files.
@@ -204,10 +261,10 @@ const nodeArgs = [
   '--test',
   '--test-reporter=spec',
   // A run without a cluster spends much of each file waiting (timers, child processes, sockets):
-  // 4 files at once keep 2 cores busy (unit run with coverage, idle machine: 64 s, against 96 s
-  // at 2). Files that share a control plane load it and its API server's CPU, so 2 there.
-  `--test-concurrency=${values.concurrency ?? (noCluster ? '4' : '2')}`,
-  ...runFiles,
+  // 4 processes at once keep 2 cores busy (unit run with coverage, idle machine: 64 s, against
+  // 96 s at 2). Files that share a control plane load it and its API server's CPU, so 2 there.
+  `--test-concurrency=${concurrency || (noCluster ? 4 : 2)}`,
+  ...processes.map((p) => p.run),
 ];
 const command = values.coverage
   ? [
@@ -247,6 +304,11 @@ if (plane) {
 if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 printSlowest(timings, 15);
 rmSync(dirname(timings), { recursive: true, force: true });
+if (code !== 0 && processes.some((p) => p.batch))
+  console.error(
+    'run-tests: the unit files ran several to a process; a file that fails only so leaves its process ' +
+      'changed or needs it fresh: `--no-batch <file>` runs files alone, RUN_ALONE in hack/lib/test-files.ts keeps one so',
+  );
 if (values.coverage) {
   rmSync(coverageTmp, { recursive: true, force: true });
   printCoverage(join(coverageDir, 'coverage-summary.json'));
@@ -257,8 +319,10 @@ console.error(
 process.exit(code);
 
 /**
- * The `count` test files whose processes lived longest, with the time from start to exit and the
- * CPU they and the programs they ran used.
+ * The `count` test files that took longest, with their CPU and that of the programs they ran: a
+ * file in a process of its own from its start to its exit, a file in a batch from the one before it
+ * finishing to its own end (hack/lib/unit-batches.ts). Then the batches, start to exit. A batched
+ * run keeps each unit file's time in .mooring/unit-timings.json, to balance the next one.
  */
 function printSlowest(timingsFile: string, count: number): void {
   let lines: string[];
@@ -267,25 +331,64 @@ function printSlowest(timingsFile: string, count: number): void {
   } catch {
     return; // no file ran to its end
   }
-  const sourceOf = new Map(runFiles.map((run, i) => [resolve(repoRoot, run), files[i]!]));
-  const rows = lines
-    .map((line) => JSON.parse(line) as { file: string; seconds: number; cpu?: number })
-    .map(({ file, seconds, cpu }) => ({
-      file: show(sourceOf.get(resolve(repoRoot, file)) ?? file),
-      seconds,
-      cpu,
-    }))
-    .sort((a, b) => b.seconds - a.seconds);
-  const total = rows.reduce((sum, r) => sum + r.seconds, 0);
-  const cpu = rows.reduce((sum, r) => sum + (r.cpu ?? 0), 0);
-  console.error(
-    `\nslowest test files (process start to exit, and CPU with the programs each ran; ${rows.length} files, ` +
-      `${total.toFixed(1)}s and ${cpu.toFixed(1)}s CPU added up)`,
-  );
-  for (const r of rows.slice(0, count))
+  interface Row {
+    name: string;
+    seconds: number;
+    cpu?: number;
+    batch?: boolean;
+  }
+  const byRun = new Map(processes.map((p) => [resolve(repoRoot, p.run), p]));
+  const fileRows: Row[] = [];
+  const processRows: Row[] = [];
+  for (const line of lines) {
+    const { file, seconds, cpu, batch } = JSON.parse(line) as {
+      file: string;
+      seconds: number;
+      cpu?: number;
+      batch?: number;
+    };
+    if (batch !== undefined) {
+      fileRows.push({ name: file, seconds, cpu }); // a batch names its files as the report does
+      continue;
+    }
+    const p = byRun.get(resolve(repoRoot, file));
+    if (p?.batch !== undefined) {
+      processRows.push({ name: `batch ${p.batch}: ${p.files.length} files`, seconds, cpu, batch: true });
+      continue;
+    }
+    const row = { name: show(p?.files[0] ?? file), seconds, cpu };
+    fileRows.push(row);
+    processRows.push(row);
+  }
+  fileRows.sort((a, b) => b.seconds - a.seconds);
+  const sum = (rows: Row[], key: 'seconds' | 'cpu'): number => rows.reduce((t, r) => t + (r[key] ?? 0), 0);
+  const cpu = sum(processRows, 'cpu');
+  const row = (r: Row): string =>
+    `${r.seconds.toFixed(1).padStart(7)}s ${`${r.cpu?.toFixed(1) ?? '?'}s CPU`.padStart(10)}  ${r.name}`;
+  const batchRows = processRows.filter((r) => r.batch);
+  if (batchRows.length === 0) {
     console.error(
-      `${r.seconds.toFixed(1).padStart(7)}s ${`${r.cpu?.toFixed(1) ?? '?'}s CPU`.padStart(10)}  ${r.file}`,
+      `\nslowest test files (process start to exit, and CPU with the programs each ran; ${fileRows.length} files, ` +
+        `${sum(fileRows, 'seconds').toFixed(1)}s and ${cpu.toFixed(1)}s CPU added up)`,
     );
+  } else {
+    console.error(
+      `\nslowest test files (each file's own time in its batch or process, and CPU with the programs it ran; ` +
+        `${fileRows.length} files in ${processRows.length} processes, ${cpu.toFixed(1)}s CPU added up, ` +
+        `${(cpu - sum(fileRows, 'cpu')).toFixed(1)}s of it outside the files: starting and ending the processes)`,
+    );
+  }
+  for (const r of fileRows.slice(0, count)) console.error(row(r));
+  if (batchRows.length > 0) {
+    console.error(`batches, process start to exit (${batchRows.length}):`);
+    for (const r of batchRows.sort((a, b) => b.seconds - a.seconds)) console.error(row(r));
+    const measured = new Map(
+      fileRows
+        .filter((r) => !r.name.startsWith('..') && kindOf(resolve(repoRoot, r.name)) === 'unit')
+        .map((r) => [r.name, r.seconds] as const),
+    );
+    saveFileSeconds(secondsFile, measured);
+  }
 }
 
 interface Counts {

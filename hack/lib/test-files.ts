@@ -67,6 +67,14 @@ export const INTEGRATION_ENTRY_POINTS: EntryPoints = {
   'cli/test/run-cli.ts': ['mooring', 'CLI_MAIN'],
 };
 
+/**
+ * Unit files that `run-tests --unit` runs each in a Node process of its own, as `npm test` runs
+ * every file, instead of several to a process (hack/lib/unit-batches.ts), by path from the
+ * repository root, with the reason: what each leaves changed in its process, or needs fresh, that
+ * the files batched with it would meet.
+ */
+export const RUN_ALONE: Readonly<Record<string, string>> = {};
+
 /** Entry points: module path (from the repository root) → the names in it that count. */
 export type EntryPoints = Readonly<Record<string, readonly string[]>>;
 
