@@ -83,6 +83,7 @@ test('two builds of the same tree give the same digest, and the image runs as ui
     'etc/ssl/certs/ca-certificates.crt',
     'app/bin/mooring-helm.wasm',
     'app/dist/wasi-worker.mjs',
+    'app/dist/rsa-key-reserve.mjs',
     'app/dist/merge-keys.json',
     'app/node_modules/undici/package.json',
     ...['source', 'kustomize', 'notification', 'image-automation', 'all-in-one'].map(

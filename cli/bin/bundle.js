@@ -26,7 +26,11 @@ export const INPUTS = join(BUNDLE_DIR, 'inputs.json');
 const KUBE_CLIENT = 'kube-client.cjs';
 // Files read at run time next to the module that reads them (import.meta.url), copied beside the bundle.
 // shared/helm's worker runs in its own thread from a file of its own (new URL(…, import.meta.url)).
-const ASSETS = ['shared/kustomize/src/smp/merge-keys.json', 'shared/helm/src/wasi-worker.mjs'];
+const ASSETS = [
+  'shared/kustomize/src/smp/merge-keys.json',
+  'shared/helm/src/wasi-worker.mjs',
+  'shared/helm/src/rsa-key-reserve.mjs',
+];
 // A change of dependencies shows here; files under node_modules are not checked one by one.
 const LOCKFILE = join(ROOT, 'package-lock.json');
 

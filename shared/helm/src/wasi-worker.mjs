@@ -16,11 +16,12 @@
 // for the answer in the shared buffer (see answerLookup in renderer-worker.ts).
 //
 // Besides lookup, the host gives the guest one thing: RSA keys for sprig (rsa_key), generated
-// here because the guest's prime search is slow without assembly.
-import { generateKeyPairSync } from 'node:crypto';
+// here because the guest's prime search is slow without assembly, and made ahead of the renders
+// that will ask for them (rsa-key-reserve.mjs).
 import { closeSync, openSync } from 'node:fs';
 import { WASI } from 'node:wasi';
 import { parentPort, workerData } from 'node:worker_threads';
+import { RsaKeyReserve } from './rsa-key-reserve.mjs';
 
 const { module, preopen, stderrPath, lookupBuffer } = workerData;
 // lookupBuffer: [state, length] as Int32, then the answer's bytes. state 0: waiting, 1: answered;
@@ -46,6 +47,7 @@ let pendingKey;
 // The RSA sizes sprig asks for (genCA and the certificates 2048, genPrivateKey 4096); any other
 // size is declined and the guest generates the key itself.
 const HOST_RSA_BITS = new Set([2048, 4096]);
+const keys = new RsaKeyReserve();
 const memory = () => new Uint8Array(instance.exports.memory.buffer);
 
 const host = {
@@ -65,11 +67,7 @@ const host = {
   // sprig's RSA keys (hack/tools/helm-renderer/sprig-overlay): OpenSSL's prime search is native.
   rsa_key(bits) {
     if (!HOST_RSA_BITS.has(bits)) return 0;
-    pendingKey = generateKeyPairSync('rsa', {
-      modulusLength: bits,
-      publicExponent: 0x10001,
-      privateKeyEncoding: { type: 'pkcs1', format: 'der' },
-    }).privateKey;
+    pendingKey = keys.take(bits);
     return pendingKey.length;
   },
   rsa_key_answer(address) {
@@ -91,6 +89,7 @@ function render(request) {
   parentPort.postMessage({ type: 'result', status, output, memoryBytes }, [output]);
   // Off the caller's path: the result is already on its way.
   mooring_release();
+  keys.renderDone();
 }
 
 function trapped(err) {
