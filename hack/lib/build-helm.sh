@@ -58,24 +58,39 @@ for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
   ldflags+=" -X $pkg.k8sVersionMajor=$k8s_major -X $pkg.k8sVersionMinor=$k8s_minor"
 done
 
-# The renderer's sprig: the pinned sprig from the module cache, copied, with its four
-# rsa.GenerateKey calls sent to the host instead (sprig-overlay/rsa_key_host.go, added to the
-# copy), used through a -modfile that replaces the module (go build -overlay may not touch the
-# module cache). Generated each build, so no copy of sprig lives in the repository; a sprig whose
-# calls changed fails the build instead of silently keeping the slow path. Prints the -modfile.
-sprig_modfile() {
-  local sprig work="$bin/.helm-sprig" count
-  sprig=$(cd "$dir" && go mod download -json github.com/Masterminds/sprig/v3 | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+# The renderer's copies of two modules, each changed in one place, used through a -modfile that
+# replaces them (go build -overlay may not touch the module cache). Generated each build from the
+# pinned module in the module cache, so no copy lives in the repository; a module whose code at
+# that place changed fails the build instead of silently keeping the slow path. Prints the -modfile.
+#   sprig: its four rsa.GenerateKey calls go to the host (sprig-overlay/rsa_key_host.go).
+#   helm:  releaseutil.SplitManifests splits documents by hand, not with its regexp
+#          (helm-overlay/split_documents.go says why and how it stays the same).
+# bin/helm, the oracle, is built from neither copy.
+renderer_modfile() {
+  local sprig helm work="$bin/.helm-sprig" count manifest
+  module_dir() { (cd "$dir" && go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'); }
+  sprig=$(module_dir github.com/Masterminds/sprig/v3)
+  helm=$(module_dir helm.sh/helm/v3)
   [ -f "$sprig/crypto.go" ] || die "no crypto.go in the module cache's sprig ($sprig)"
+  [ -f "$helm/pkg/releaseutil/manifest.go" ] || die "no pkg/releaseutil/manifest.go in the module cache's helm ($helm)"
   rm -rf "$work" && mkdir -p "$work"
   cp -r "$sprig" "$work/sprig" && chmod -R u+w "$work/sprig"
   sed -i 's/rsa\.GenerateKey(rand\.Reader, /mooringRSAKey(rand.Reader, /g' "$work/sprig/crypto.go"
   count=$(grep -c 'mooringRSAKey(rand.Reader, ' "$work/sprig/crypto.go" || true)
   [ "$count" = 4 ] || die "sprig's crypto.go has $count rsa.GenerateKey calls, the renderer expects 4: review sprig-overlay/"
   cp "$dir/sprig-overlay/rsa_key_host.go" "$work/sprig/"
+  cp -r "$helm" "$work/helm" && chmod -R u+w "$work/helm"
+  manifest="$work/helm/pkg/releaseutil/manifest.go"
+  grep -qF 'var sep = regexp.MustCompile("(?:^|\\s*\n)---\\s*")' "$manifest" ||
+    die "helm's releaseutil no longer splits with the regexp helm-overlay/split_documents.go stands in for: review it"
+  sed -i 's/docs := sep\.Split(bigFileTmp, -1)/docs := mooringSplitDocuments(bigFileTmp)/' "$manifest"
+  count=$(grep -c 'mooringSplitDocuments(bigFileTmp)' "$manifest" || true)
+  [ "$count" = 1 ] || die "helm's SplitManifests has changed ($count replaced calls, 1 expected): review helm-overlay/"
+  cp "$dir/helm-overlay/split_documents.go" "$work/helm/pkg/releaseutil/"
   cp "$dir/go.mod" "$work/renderer.mod" && cp "$dir/go.sum" "$work/renderer.sum"
-  # Relative to the module's directory, so the path recorded in the binary is the same in every clone.
+  # Relative to the module's directory, so the paths recorded in the binary are the same in every clone.
   echo "replace github.com/Masterminds/sprig/v3 => ../../../bin/.helm-sprig/sprig" >> "$work/renderer.mod"
+  echo "replace helm.sh/helm/v3 => ../../../bin/.helm-sprig/helm" >> "$work/renderer.mod"
   echo "$work/renderer.mod"
 }
 
@@ -103,9 +118,10 @@ wanted=("$@")
 for w in "${wanted[@]}"; do
   case "$w" in
     renderer)
-      modfile=$(sprig_modfile) || exit 1
+      modfile=$(renderer_modfile) || exit 1
       build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . "$modfile" \
-        "$dir"/*.go "$dir"/sprig-overlay/*.go "$bin/.helm-sprig/sprig/crypto.go" "$modfile" ;;
+        "$dir"/*.go "$dir"/sprig-overlay/*.go "$dir"/helm-overlay/*.go "$bin/.helm-sprig/sprig/crypto.go" \
+        "$bin/.helm-sprig/helm/pkg/releaseutil/manifest.go" "$modfile" ;;
     helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" exe helm.sh/helm/v3/cmd/helm "" ;;
     *) die "unknown target $w (known: renderer, helm)" ;;
   esac

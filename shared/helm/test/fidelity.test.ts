@@ -65,6 +65,12 @@ const cases: Record<string, Case> = {
     releaseName: 'order',
     namespace: 'default',
   },
+  // The renderer's Helm splits documents by hand (hack/tools/helm-renderer/helm-overlay).
+  'document separators of every kind (leading, CRLF, whitespace, repeated, glued, in scalars)': {
+    chartDir: join(TESTDATA, 'document-separators'),
+    releaseName: 'seps',
+    namespace: 'default',
+  },
   'helm chart-with-only-crds, --include-crds': {
     chartDir: join(helmCharts, 'chart-with-only-crds'),
     releaseName: 'crds',
