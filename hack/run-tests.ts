@@ -219,24 +219,28 @@ interface Process {
 let processes: Process[] = files.map((f) => ({ run: runFileOf(f), files: [f] }));
 // What each unit file took last time, to balance the batches; a batched run keeps what it measured.
 const secondsFile = join(repoRoot, '.mooring/unit-timings.json');
+// A fresh clone has measured nothing yet: hack/lib/unit-timings.json is one run's times, kept in
+// Git so its first run's batches are balanced too (a first run without them took 64 s, not 38).
+const lastSeconds = (): Map<string, number> => {
+  const measured = readFileSeconds(secondsFile);
+  return measured.size > 0 ? measured : readFileSeconds(join(repoRoot, 'hack/lib/unit-timings.json'));
+};
 const batches = noCluster && !values['no-batch'];
 if (batches && bundleDir) {
   const together = files.filter((f) => kindOf(f) === 'unit' && !RUN_ALONE[show(f)]);
   const sourceOf = new Map(together.map((f) => [show(f), f]));
   // Two batches for each process slot: node --test starts the next batch as one ends, so a batch
   // whose files take longer than last time holds up less of the run than one slot's worth would.
-  const planned = planBatches(together.map(show), 2 * (concurrency || 4), readFileSeconds(secondsFile)).map(
-    (names, i) => {
-      const run = show(batchEntryPath(join(bundleDir!, 'batches'), i + 1));
-      const members = names.map((n) => sourceOf.get(n)!);
-      writeBatchEntry(
-        resolve(repoRoot, run),
-        i + 1,
-        members.map((f) => ({ name: show(f), url: pathToFileURL(resolve(repoRoot, runFileOf(f))).href })),
-      );
-      return { run, files: members, batch: i + 1 };
-    },
-  );
+  const planned = planBatches(together.map(show), 2 * (concurrency || 4), lastSeconds()).map((names, i) => {
+    const run = show(batchEntryPath(join(bundleDir!, 'batches'), i + 1));
+    const members = names.map((n) => sourceOf.get(n)!);
+    writeBatchEntry(
+      resolve(repoRoot, run),
+      i + 1,
+      members.map((f) => ({ name: show(f), url: pathToFileURL(resolve(repoRoot, runFileOf(f))).href })),
+    );
+    return { run, files: members, batch: i + 1 };
+  });
   const alone = processes.filter((p) => !together.includes(p.files[0]!));
   processes = [...planned, ...alone];
   if (planned.length)
