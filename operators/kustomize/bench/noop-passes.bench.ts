@@ -59,7 +59,7 @@ spec:
 async function sumsBy(port: number, metric: string, label: string): Promise<Map<string, number>> {
   const sums = new Map<string, number>();
   const pattern = new RegExp(`^${metric}\\{(.*)\\} (\\S+)$`);
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await metricsText(port);
   for (const line of text.split('\n')) {
     const m = pattern.exec(line);
     const value = m ? new RegExp(`${label}="([^"]*)"`).exec(m[1]!)?.[1] : undefined;
@@ -79,8 +79,24 @@ const total = (m: Map<string, number>): number => [...m.values()].reduce((a, b) 
 
 /** The V8 heap in use (prom-client's nodejs_heap_size_used_bytes), in MB: RSS keeps pages a collection freed. */
 async function heapMb(port: number): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await metricsText(port);
   return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+}
+
+/**
+ * The operator's /metrics. A few tries: while it writes a heap snapshot its event loop is
+ * stopped for seconds, and once it runs again its HTTP server closes the kept-alive socket the
+ * last request used just as fetch reuses it (ECONNRESET); a new connection is answered.
+ */
+async function metricsText(port: number): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    } catch (err) {
+      if (attempt >= 5) throw err;
+      await sleep(500);
+    }
+  }
 }
 
 /**
@@ -100,7 +116,7 @@ async function liveHeap(
     file = (await readdir(dir)).find((f) => f.endsWith('.heapsnapshot') && !before.has(f));
   }
   if (!file) throw new Error('no heap snapshot within 5 minutes');
-  await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
+  await metricsText(port);
   const { totalBytes, groups } = await summariseHeap(join(dir, file));
   await rm(join(dir, file), { force: true });
   return { totalMb: totalBytes / 1024 / 1024, groups };
@@ -240,6 +256,9 @@ try {
   const convergedRss = await rssMb(pid);
   const convergedHeap = await heapMb(metrics);
   const convergedLive = await liveHeap(pid, metrics, storage);
+  // Writing a snapshot costs the process native memory that V8 and glibc keep, so the passes'
+  // RSS starts from here, not from convergedRss.
+  const afterSnapshotRss = await rssMb(pid);
   log(
     `${N} converged in ${(convergeMs / 1000).toFixed(1)} s; RSS idle ${idleRss.toFixed(0)} MB, converged ${convergedRss.toFixed(0)} MB`,
   );
@@ -319,7 +338,9 @@ Memory: ${idleRss.toFixed(0)} MB idle (the process up, watching an empty namespa
 converged (V8 heap used ${convergedHeap.toFixed(0)} MB), tracking ${tracked.toLocaleString('en')} objects (the applied objects, the Kustomizations and the
 source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. The live heap
 (a heap snapshot, which V8 takes after a full collection) was ${convergedLive.totalMb.toFixed(1)} MB converged and
-${finalLive.totalMb.toFixed(1)} MB after the ${PASSES} passes. Its largest groups converged (own sizes, by constructor):
+${finalLive.totalMb.toFixed(1)} MB after the ${PASSES} passes; writing the converged snapshot took the
+process from ${convergedRss.toFixed(0)} to ${afterSnapshotRss.toFixed(0)} MB of RSS, which V8 and glibc keep, so the "RSS after" column
+starts there: read it for growth from pass to pass. Its largest groups converged (own sizes, by constructor):
 ${convergedLive.groups
   .slice(0, 8)
   .map((g) => `${g.name} ${(g.selfBytes / 1024 / 1024).toFixed(1)} MB (${g.count.toLocaleString('en')})`)
