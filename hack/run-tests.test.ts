@@ -234,12 +234,12 @@ describe('run-tests --unit', () => {
     'needs-cluster.test.ts': `import { testCluster } from '${join(repoRoot, 'test/harness/index.ts')}';\nawait testCluster();\n`,
   });
 
+  const inDir = (...names: string[]): string[] => names.map((n) => join(dir, n));
+
   test('a failing test fails the run; the control plane is neither started nor reachable', async () => {
     const run = await runTests([
       '--unit',
-      join(dir, 'passes.test.ts'),
-      join(dir, 'fails.test.ts'),
-      join(dir, 'starts-etcd.test.ts'),
+      ...inDir('passes.test.ts', 'fails.test.ts', 'starts-etcd.test.ts'),
     ]);
     assert.equal(run.code, 1, run.output);
     assert.match(run.output, /run-tests: 3 test files \(3 unit\), no cluster/);
@@ -279,9 +279,7 @@ describe('run-tests --unit', () => {
   test('a failure in a batch is shown under its file, and a file that throws while loading fails as itself', async () => {
     const run = await runTests([
       '--unit',
-      join(dir, 'passes.test.ts'),
-      join(dir, 'fails.test.ts'),
-      join(dir, 'throws-at-load.test.ts'),
+      ...inDir('passes.test.ts', 'fails.test.ts', 'throws-at-load.test.ts'),
     ]);
     assert.equal(run.code, 1, run.output);
     assert.match(run.output, /3 unit files in 2 batches/);
@@ -290,12 +288,7 @@ describe('run-tests --unit', () => {
     assert.match(run.output, /✔ \S*passes\.test\.ts/);
     assert.match(run.output, /ℹ pass 2\n/);
     // --no-batch: a process each, as before; the same tests pass and fail.
-    const alone = await runTests([
-      '--unit',
-      '--no-batch',
-      join(dir, 'passes.test.ts'),
-      join(dir, 'fails.test.ts'),
-    ]);
+    const alone = await runTests(['--unit', '--no-batch', ...inDir('passes.test.ts', 'fails.test.ts')]);
     assert.equal(alone.code, 1, alone.output);
     assert.doesNotMatch(alone.output, /batches/);
     assert.match(alone.output, /ℹ pass 2\n/);

@@ -26,11 +26,8 @@ export const INPUTS = join(BUNDLE_DIR, 'inputs.json');
 const KUBE_CLIENT = 'kube-client.cjs';
 // Files read at run time next to the module that reads them (import.meta.url), copied beside the bundle.
 // shared/helm's worker runs in its own thread from a file of its own (new URL(…, import.meta.url)).
-const ASSETS = [
-  'shared/kustomize/src/smp/merge-keys.json',
-  'shared/helm/src/wasi-worker.mjs',
-  'shared/helm/src/rsa-key-reserve.mjs',
-];
+// One list for this bundle and the operators' (hack/lib/bundle-operators.ts).
+const ASSETS = JSON.parse(readFileSync(join(ROOT, 'hack/lib/runtime-assets.json'), 'utf8'));
 // A change of dependencies shows here; files under node_modules are not checked one by one.
 const LOCKFILE = join(ROOT, 'package-lock.json');
 
@@ -102,7 +99,7 @@ export async function buildBundle() {
   const inputs = Object.keys(result.metafile.inputs)
     .map((file) => relative(ROOT, resolve(ROOT, file)))
     .filter((file) => !file.split(/[\\/]/).includes('node_modules'));
-  inputs.push(relative(ROOT, LOCKFILE), ...ASSETS);
+  inputs.push(relative(ROOT, LOCKFILE), 'hack/lib/runtime-assets.json', ...ASSETS);
   writeFileSync(`${INPUTS}.${process.pid}.tmp`, JSON.stringify(inputs));
   // Stamped with the start time: a file edited during the build makes the result stale.
   utimesSync(tmp, started / 1000, started / 1000);

@@ -25,11 +25,10 @@ export const UI_ENTRY: Readonly<Record<string, string>> = { ui: 'cli/src/ui/in-c
 // Files read at run time beside the module that reads them (import.meta.url). shared/helm's
 // renderer worker is a file of its own (new URL('./wasi-worker.mjs', import.meta.url)); the
 // renderer itself is found through $MOORING_HELM_WASM, which the image sets.
-const ASSETS = [
-  'shared/kustomize/src/smp/merge-keys.json',
-  'shared/helm/src/wasi-worker.mjs',
-  'shared/helm/src/rsa-key-reserve.mjs',
-];
+// The same list as the CLI bundle's (cli/bin/bundle.js).
+const ASSETS: readonly string[] = JSON.parse(
+  readFileSync(join(ROOT, 'hack/lib/runtime-assets.json'), 'utf8'),
+);
 // Packages loaded at run time through createRequire, which a bundler cannot follow: shipped as
 // they are under <app>/node_modules, the image's only production dependencies. undici is required
 // late on purpose (operators/notification/src/providers/undici.ts) and has no dependencies.

@@ -52,11 +52,14 @@ export class RsaKeyReserve {
             ready.push(privateKey);
             this.#ready.set(bits, ready);
           }
-          if ([...this.#making.values()].every((n) => n === 0))
-            for (const done of this.#settled.splice(0)) done();
+          if (this.#idle()) for (const done of this.#settled.splice(0)) done();
         });
       }
     }
+  }
+
+  #idle() {
+    return [...this.#making.values()].every((n) => n === 0);
   }
 
   /** Keys ready now, by size. */
@@ -66,7 +69,7 @@ export class RsaKeyReserve {
 
   /** Resolves once no key is being made. */
   settled() {
-    if ([...this.#making.values()].every((n) => n === 0)) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return new Promise((done) => this.#settled.push(done));
   }
 }
