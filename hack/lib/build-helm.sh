@@ -64,10 +64,13 @@ done
 # that place changed fails the build instead of silently keeping the slow path. Prints the -modfile.
 #   sprig: its four rsa.GenerateKey calls go to the host (sprig-overlay/rsa_key_host.go).
 #   helm:  releaseutil.SplitManifests splits documents by hand, not with its regexp
-#          (helm-overlay/split_documents.go says why and how it stays the same).
+#          (helm-overlay/releaseutil/split_documents.go says why and how it stays the same);
+#          the template functions toYaml and fromYaml skip their JSON round trips where that
+#          changes nothing (helm-overlay/engine/fast_yaml.go; its tests hold Helm's two functions,
+#          which must be the ones in funcs.go).
 # bin/helm, the oracle, is built from neither copy.
 renderer_modfile() {
-  local sprig helm work="$bin/.helm-sprig" count manifest
+  local sprig helm work="$bin/.helm-sprig" count manifest funcs f
   module_dir() { (cd "$dir" && go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'); }
   sprig=$(module_dir github.com/Masterminds/sprig/v3)
   helm=$(module_dir helm.sh/helm/v3)
@@ -82,11 +85,20 @@ renderer_modfile() {
   cp -r "$helm" "$work/helm" && chmod -R u+w "$work/helm"
   manifest="$work/helm/pkg/releaseutil/manifest.go"
   grep -qF 'var sep = regexp.MustCompile("(?:^|\\s*\n)---\\s*")' "$manifest" ||
-    die "helm's releaseutil no longer splits with the regexp helm-overlay/split_documents.go stands in for: review it"
+    die "helm's releaseutil no longer splits with the regexp helm-overlay/releaseutil/split_documents.go stands in for: review it"
   sed -i 's/docs := sep\.Split(bigFileTmp, -1)/docs := mooringSplitDocuments(bigFileTmp)/' "$manifest"
   count=$(grep -c 'mooringSplitDocuments(bigFileTmp)' "$manifest" || true)
-  [ "$count" = 1 ] || die "helm's SplitManifests has changed ($count replaced calls, 1 expected): review helm-overlay/"
-  cp "$dir/helm-overlay/split_documents.go" "$work/helm/pkg/releaseutil/"
+  [ "$count" = 1 ] || die "helm's SplitManifests has changed ($count replaced calls, 1 expected): review helm-overlay/releaseutil/"
+  cp "$dir/helm-overlay/releaseutil/split_documents.go" "$work/helm/pkg/releaseutil/"
+  funcs="$work/helm/pkg/engine/funcs.go"
+  for f in toYAML fromYAML; do
+    [ "$(sed -n "/^func $f(/,/^}/p" "$funcs")" = "$(sed -n "/^func $f(/,/^}/p" "$dir/helm-overlay/engine/helm_funcs_test.go")" ] ||
+      die "helm's $f is not the one helm-overlay/engine's tests compare the fast path with: review helm-overlay/engine/"
+  done
+  sed -i -e 's/^\(\t\t"toYaml": *\)toYAML,$/\1mooringToYAML,/' -e 's/^\(\t\t"fromYaml": *\)fromYAML,$/\1mooringFromYAML,/' "$funcs"
+  count=$(grep -cE '"(toYaml|fromYaml)": +mooring(To|From)YAML,' "$funcs" || true)
+  [ "$count" = 2 ] || die "helm's funcMap has changed ($count of toYaml and fromYaml replaced, 2 expected): review helm-overlay/engine/"
+  cp "$dir/helm-overlay/engine/fast_yaml.go" "$work/helm/pkg/engine/"
   cp "$dir/go.mod" "$work/renderer.mod" && cp "$dir/go.sum" "$work/renderer.sum"
   # Relative to the module's directory, so the paths recorded in the binary are the same in every clone.
   echo "replace github.com/Masterminds/sprig/v3 => ../../../bin/.helm-sprig/sprig" >> "$work/renderer.mod"
@@ -120,8 +132,8 @@ for w in "${wanted[@]}"; do
     renderer)
       modfile=$(renderer_modfile) || exit 1
       build mooring-helm.wasm "$bin/mooring-helm.wasm" wasip1 wasm c-shared . "$modfile" \
-        "$dir"/*.go "$dir"/sprig-overlay/*.go "$dir"/helm-overlay/*.go "$bin/.helm-sprig/sprig/crypto.go" \
-        "$bin/.helm-sprig/helm/pkg/releaseutil/manifest.go" "$modfile" ;;
+        "$dir"/*.go "$dir"/sprig-overlay/*.go "$dir"/helm-overlay/*/*.go "$bin/.helm-sprig/sprig/crypto.go" \
+        "$bin/.helm-sprig/helm/pkg/releaseutil/manifest.go" "$bin/.helm-sprig/helm/pkg/engine/funcs.go" "$modfile" ;;
     helm) build helm "$bin/helm" "$(go env GOHOSTOS)" "$(go env GOHOSTARCH)" exe helm.sh/helm/v3/cmd/helm "" ;;
     *) die "unknown target $w (known: renderer, helm)" ;;
   esac

@@ -61,8 +61,9 @@ export const INTEGRATION_ENTRY_POINTS: EntryPoints = {
   // Builds the operator image from Debian packages and Node: minutes of work.
   'hack/lib/image/build.ts': ['buildImage'],
   // bin/helm, the reference; a file that requires the binaries renders with bin/mooring-helm.wasm
+  // (goTestHelmOverlays compiles and runs Go tests)
   // and compares with bin/helm (each process compiles the 80 MB renderer module).
-  'shared/helm/test/helm-oracle.ts': ['helmTemplate', 'requireHelmBinaries'],
+  'shared/helm/test/helm-oracle.ts': ['helmTemplate', 'requireHelmBinaries', 'goTestHelmOverlays'],
   // The mooring command end to end: the bundled CLI in a process of its own per call.
   'cli/test/run-cli.ts': ['mooring', 'CLI_MAIN'],
 };

@@ -65,10 +65,16 @@ const cases: Record<string, Case> = {
     releaseName: 'order',
     namespace: 'default',
   },
-  // The renderer's Helm splits documents by hand (hack/tools/helm-renderer/helm-overlay).
+  // The renderer's Helm splits documents by hand (hack/tools/helm-renderer/helm-overlay/releaseutil).
   'document separators of every kind (leading, CRLF, whitespace, repeated, glued, in scalars)': {
     chartDir: join(TESTDATA, 'document-separators'),
     releaseName: 'seps',
+    namespace: 'default',
+  },
+  // And prints toYaml and reads fromYaml without their JSON round trips (helm-overlay/engine).
+  'toYaml and fromYaml at the edges of their JSON round trips (numbers, keys, controls, errors)': {
+    chartDir: join(TESTDATA, 'yaml-round-trips'),
+    releaseName: 'yaml',
     namespace: 'default',
   },
   'helm chart-with-only-crds, --include-crds': {

@@ -59,3 +59,23 @@ export function helmTemplate(opts: Omit<RenderOptions, 'limits'>): Promise<HelmR
     );
   });
 }
+
+const RENDERER_MODULE = join(repo, 'hack/tools/helm-renderer');
+
+/**
+ * `go test ./helm-overlay/...` in the renderer's module: the renderer's changes to Helm's own code
+ * (hack/lib/build-helm.sh copies them in) against the Helm code they stand in for, natively.
+ */
+export function goTestHelmOverlays(): Promise<HelmResult> {
+  return new Promise((done) => {
+    execFile(
+      'go',
+      ['test', '-count=1', './helm-overlay/...'],
+      { cwd: RENDERER_MODULE, maxBuffer: 16 << 20 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        done({ code, stdout, stderr });
+      },
+    );
+  });
+}
