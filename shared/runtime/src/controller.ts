@@ -11,12 +11,13 @@ import {
   setCondition,
 } from './conditions.ts';
 import { parseDuration } from './duration.ts';
-import { Informer } from './informer.ts';
+import { Informer, type InformerOptions } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
 import { type KubeObject, objectKey } from './kube-object.ts';
 import type { ResourceInfo } from './metrics.ts';
 import { RetryableError, StalledError, WaitingError } from './reconcile-errors.ts';
 import { resourceInfoOf } from './resource-info.ts';
+import type { InformerLease, SharedInformers } from './shared-informers.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** `reconcile.mooring.dev/requestedAt`: any new value asks for a reconcile now. */
@@ -161,6 +162,8 @@ export interface ControllerOptions {
   reportingController: string;
   /** Overrides for the informer and queue, for tests. */
   informer?: { relistIntervalMs?: number; watchTimeoutSeconds?: number };
+  /** Informers shared with the process's other controllers; without, this controller makes its own. */
+  informers?: SharedInformers;
   queue?: { baseDelayMs?: number; maxDelayMs?: number };
 }
 
@@ -195,8 +198,9 @@ function isOlderVersion(a: string | undefined, b: string): boolean {
  */
 export class Controller<T extends MooringObject> {
   readonly informer: Informer<T>;
+  readonly #primary: InformerLease<T>;
   /** Informers of the watched kinds that are not this kind itself. */
-  readonly #secondary: Informer<KubeObject>[] = [];
+  readonly #secondary: InformerLease<KubeObject>[] = [];
   /** Every informer by kind (this one's and the watched ones'), for `ReconcileContext.cache`. */
   readonly #byKind = new Map<string, Informer<KubeObject>>();
   readonly #cache: ObjectCache = {
@@ -226,19 +230,13 @@ export class Controller<T extends MooringObject> {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.queue = new WorkQueue({ clock: this.#clock, ...options.queue });
-    this.informer = new Informer<T>(options.client, {
+    this.#primary = this.#lease<T>({
       apiVersion: reconciler.apiVersion,
       kind: reconciler.kind,
       namespace: options.namespace,
       labelSelector: options.labelSelector,
-      clock: this.#clock,
-      ...options.informer,
-      onError: (err, attempt) =>
-        options.log.warn(
-          { kind: reconciler.kind, attempt, err: err.message },
-          'informer restarting after error',
-        ),
     });
+    this.informer = this.#primary.informer;
     this.informer.on((e) => {
       const key = objectKey(e.object);
       if (e.type === 'deleted') {
@@ -262,21 +260,15 @@ export class Controller<T extends MooringObject> {
     for (const watch of reconciler.watches ?? []) {
       const same = watch.apiVersion === reconciler.apiVersion && watch.kind === reconciler.kind;
       // Sources and dependencies are not sharded by the label selector, only this kind's objects are.
-      const informer = same
-        ? (this.informer as unknown as Informer<KubeObject>)
-        : new Informer<KubeObject>(options.client, {
+      const secondary = same
+        ? undefined
+        : this.#lease<KubeObject>({
             apiVersion: watch.apiVersion,
             kind: watch.kind,
             namespace: options.namespace,
-            clock: this.#clock,
-            ...options.informer,
-            onError: (err, attempt) =>
-              options.log.warn(
-                { kind: watch.kind, attempt, err: err.message },
-                'informer restarting after error',
-              ),
           });
-      if (!same) this.#secondary.push(informer);
+      const informer = secondary?.informer ?? (this.informer as unknown as Informer<KubeObject>);
+      if (secondary) this.#secondary.push(secondary);
       this.#byKind.set(watch.kind, informer);
       informer.on((e) => {
         // The initial list is not a change; objects are reconciled on their own add anyway.
@@ -291,6 +283,22 @@ export class Controller<T extends MooringObject> {
     return this.#r.kind;
   }
 
+  /** An informer of the process's shared ones when there are, else one of this controller's own. */
+  #lease<K extends KubeObject>(
+    what: Pick<InformerOptions, 'apiVersion' | 'kind' | 'namespace' | 'labelSelector'>,
+  ): InformerLease<K> {
+    const options: InformerOptions = {
+      ...what,
+      clock: this.#clock,
+      ...this.#o.informer,
+      onError: (err, attempt) =>
+        this.#o.log.warn({ kind: what.kind, attempt, err: err.message }, 'informer restarting after error'),
+    };
+    if (this.#o.informers) return this.#o.informers.lease<K>(options);
+    const informer = new Informer<K>(this.#o.client, options);
+    return { informer, start: () => informer.start(), stop: () => informer.stop() };
+  }
+
   /** Fills the cache, then starts the workers. */
   async start(): Promise<void> {
     this.#hardStop = new AbortController();
@@ -298,7 +306,7 @@ export class Controller<T extends MooringObject> {
     // stop() may have come while the secondary informers synced: starting the primary now would
     // leave its list/watch loop retrying forever after the controller stopped.
     if (this.queue.shuttingDown) return;
-    await this.informer.start();
+    await this.#primary.start();
     for (let i = 0; i < (this.#o.concurrent ?? 4); i++) this.#workers.push(this.#worker());
   }
 
@@ -308,7 +316,7 @@ export class Controller<T extends MooringObject> {
    */
   async stop(graceMs: number): Promise<void> {
     this.queue.shutDown();
-    await this.informer.stop();
+    await this.#primary.stop();
     await Promise.all(this.#secondary.map((i) => i.stop()));
     const inFlight = Promise.all([...this.#inFlight]);
     let timer: ReturnType<Clock['setTimeout']> | undefined;

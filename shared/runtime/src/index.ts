@@ -23,6 +23,7 @@ export * from './operator-options.ts';
 export * from './reconcile-errors.ts';
 export * from './rest-mapper.ts';
 export * from './secret-data.ts';
+export * from './shared-informers.ts';
 export * from './steps.ts';
 export * from './token-bucket.ts';
 export type * from './transport.ts';

@@ -22,6 +22,7 @@ import {
   usage,
   withDefaults,
 } from './operator-options.ts';
+import { SharedInformers } from './shared-informers.ts';
 
 /** What an operator's wiring gets to build its reconcilers with. */
 export interface OperatorContext {
@@ -79,8 +80,8 @@ function untilAborted(signal: AbortSignal): Promise<void> {
 }
 
 /**
- * Runs operators in this process until shutdown: one API client, logger, metrics, event recorder
- * and pair of HTTP servers shared by all, and per operator its controllers, under its own lease
+ * Runs operators in this process until shutdown: one API client, logger, metrics, event recorder,
+ * set of informers and pair of HTTP servers shared by all, and per operator its controllers, under its own lease
  * when `--leader-elect` is set. On shutdown it stops taking work, lets reconciles in flight finish
  * within `--shutdown-timeout`, flushes events, releases the leases and resolves 0; a lost lease
  * resolves 1 so the process restarts clean.
@@ -109,6 +110,8 @@ export async function runOperators(
     logger: log,
   });
   const ctx: OperatorContext = { client, options, log, events, metrics };
+  // Every controller of every operator here reads a kind from one cache, fed by one watch.
+  const informers = new SharedInformers(client);
   const stoppers: (() => Promise<void>)[] = [];
   const leading = new Set<string>();
   let controllersOf: Map<string, Controller<MooringObject>[]>;
@@ -137,6 +140,7 @@ export async function runOperators(
               metrics,
               events,
               reportingController: `mooring-${def.name}`,
+              informers,
             }),
         ),
       ]),
