@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { CompactHistogram } from './compact-histogram.ts';
 
 /** How one reconcile ended, as the `result` label reports it. */
 export type ReconcileMetricResult = 'success' | 'error' | 'stalled' | 'requeue' | 'dependency';
@@ -163,7 +164,7 @@ export class Metrics {
   readonly #queueDepth: Gauge<'kind'>;
   readonly #condition: Gauge<'kind' | 'namespace' | 'name' | 'type' | 'status'>;
   readonly #apiDuration: Histogram<'verb' | 'code'>;
-  readonly #objectDuration: Histogram<'kind' | 'name' | 'namespace'>;
+  readonly #objectDuration: CompactHistogram<'kind' | 'name' | 'namespace'>;
   readonly #objectCondition: Gauge<'kind' | 'name' | 'namespace' | 'type' | 'status'>;
   readonly #lastResult: Gauge<'kind' | 'name' | 'namespace' | 'result'>;
   readonly #suspend: Gauge<'kind' | 'name' | 'namespace'>;
@@ -212,7 +213,7 @@ export class Metrics {
       buckets: API_BUCKETS,
       registers,
     });
-    this.#objectDuration = new Histogram({
+    this.#objectDuration = new CompactHistogram({
       name: OBJECT_RECONCILE_DURATION.name,
       help: OBJECT_RECONCILE_DURATION.help,
       labelNames: OBJECT_RECONCILE_DURATION.labels,
