@@ -1,4 +1,10 @@
-import { Informer, type KubeClient, type KubeObject, type RuntimeLogger } from '@mooring/runtime';
+import {
+  Informer,
+  type KubeClient,
+  type KubeObject,
+  type RuntimeLogger,
+  withoutManagedFields,
+} from '@mooring/runtime';
 
 /** How long an informer nobody waits on stays open, so back-to-back waits share one list. */
 const LINGER_MS = 60_000;
@@ -86,6 +92,7 @@ export class HealthWatches {
       apiVersion: ref.apiVersion,
       kind: ref.kind,
       namespace: ref.namespace || undefined,
+      // kstatus reads status, generation and conditions.
       transform: withoutManagedFields,
       onError: (err) => {
         // Listing refused or broken: waiters poll this kind for a while instead.
@@ -121,11 +128,4 @@ export class HealthWatches {
     if (shared.idleTimer) clearTimeout(shared.idleTimer);
     await shared.informer.stop();
   }
-}
-
-/** kstatus reads status, generation and conditions; managedFields are most of an object's bytes. */
-function withoutManagedFields(obj: KubeObject): KubeObject {
-  if (!obj.metadata.managedFields) return obj;
-  const { managedFields: _dropped, ...metadata } = obj.metadata;
-  return { ...obj, metadata };
 }

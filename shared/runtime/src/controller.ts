@@ -13,7 +13,7 @@ import {
 import { parseDuration } from './duration.ts';
 import { Informer, type InformerOptions } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
-import { type KubeObject, objectKey } from './kube-object.ts';
+import { type KubeObject, objectKey, withoutManagedFields } from './kube-object.ts';
 import type { ResourceInfo } from './metrics.ts';
 import { RetryableError, StalledError, WaitingError } from './reconcile-errors.ts';
 import { resourceInfoOf } from './resource-info.ts';
@@ -295,7 +295,8 @@ export class Controller<T extends MooringObject> {
         this.#o.log.warn({ kind: what.kind, attempt, err: err.message }, 'informer restarting after error'),
     };
     if (this.#o.informers) return this.#o.informers.lease<K>(options);
-    const informer = new Informer<K>(this.#o.client, options);
+    // Kept as the shared ones keep them.
+    const informer = new Informer<K>(this.#o.client, { ...options, transform: withoutManagedFields });
     return { informer, start: () => informer.start(), stop: () => informer.stop() };
   }
 

@@ -24,6 +24,16 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
+/**
+ * The object without its managedFields, which are most of an object's bytes and which nothing
+ * reads from a cache: caches keep objects this way (informers of watched kinds, health waits).
+ */
+export function withoutManagedFields<T extends KubeObject>(obj: T): T {
+  if (!obj.metadata.managedFields) return obj;
+  const { managedFields: _dropped, ...metadata } = obj.metadata;
+  return { ...obj, metadata };
+}
+
 export interface KubeList<T extends KubeObject = KubeObject> {
   apiVersion: string;
   kind: string;

@@ -1,6 +1,6 @@
 import { Informer, type InformerOptions } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
-import type { KubeObject } from './kube-object.ts';
+import { type KubeObject, withoutManagedFields } from './kube-object.ts';
 
 /** What a controller holds of an informer: the cache to read, and its own start and stop. */
 export interface InformerLease<T extends KubeObject = KubeObject> {
@@ -11,7 +11,7 @@ export interface InformerLease<T extends KubeObject = KubeObject> {
   stop(): Promise<void>;
 }
 
-/** Options that make informers the same: a transform would change what the shared cache keeps. */
+/** Options that make informers the same; what the cache keeps is always the same (no managedFields). */
 export type SharedInformerOptions = Omit<InformerOptions, 'transform'>;
 
 interface Entry {
@@ -25,7 +25,8 @@ interface Entry {
  * watched a kind kept its own copy: in the all-in-one process the Kustomization cache was held three
  * times (the Kustomization, KustomizationSet and HelmRelease controllers) and OCIRepository four,
  * each copy fed by its own watch. Holders read the same objects, so none may change them (the
- * controllers clone what they write).
+ * controllers clone what they write). The objects are kept without their managedFields, which no
+ * controller reads from its cache and which were about half of a cached Kustomization's bytes.
  */
 export class SharedInformers {
   readonly #client: KubeClient;
@@ -40,7 +41,10 @@ export class SharedInformers {
     const key = sharingKey(options);
     let entry = this.#entries.get(key);
     if (!entry) {
-      entry = { informer: new Informer<KubeObject>(this.#client, options), holders: 0 };
+      entry = {
+        informer: new Informer<KubeObject>(this.#client, { ...options, transform: withoutManagedFields }),
+        holders: 0,
+      };
       this.#entries.set(key, entry);
     }
     const held = entry;

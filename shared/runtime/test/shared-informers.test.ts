@@ -38,6 +38,10 @@ test('controllers asking for the same kind share one cache and one watch, which 
   await Promise.all([first.start(), second.start(), sharded.start()]);
   assert.deepEqual(names(first.informer.list()), ['a', 'b']);
   assert.deepEqual(names(sharded.informer.list()), ['a']);
+  assert.ok(
+    first.informer.list().every((o) => o.metadata.managedFields === undefined && o.metadata.uid),
+    'the cache keeps objects without their managedFields',
+  );
   assert.equal(first.informer.stats.lists, 1, 'one list for both holders');
   assert.equal(first.informer.stats.watches, 1, 'one watch for both holders');
 
