@@ -99,6 +99,16 @@ async function metricsText(port: number): Promise<string> {
   }
 }
 
+/** What V8 has committed (its pages, in RSS whether used or not), and the young generation's part of it, in MB. */
+async function heapCommitted(port: number): Promise<{ totalMb: number; newSpaceMb: number }> {
+  const text = await metricsText(port);
+  const mb = (re: RegExp) => Number(re.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+  return {
+    totalMb: mb(/^nodejs_heap_size_total_bytes (\S+)$/m),
+    newSpaceMb: mb(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/m),
+  };
+}
+
 /**
  * Asks the operator for a heap snapshot and summarises it: the live heap in MB after V8's
  * collection, and its largest groups. The operator answers /metrics again once it is written.
@@ -220,6 +230,7 @@ try {
   }
   await sleep(5000);
   const idleRss = await rssMb(pid);
+  const idleCommitted = await heapCommitted(metrics);
   await client.create({
     apiVersion: SOURCE_API_VERSION,
     kind: 'GitRepository',
@@ -255,6 +266,7 @@ try {
   await sleep(5000);
   const convergedRss = await rssMb(pid);
   const convergedHeap = await heapMb(metrics);
+  const convergedCommitted = await heapCommitted(metrics);
   const convergedLive = await liveHeap(pid, metrics, storage);
   // Writing a snapshot costs the process native memory that V8 and glibc keep, so the passes'
   // RSS starts from here, not from convergedRss.
@@ -336,7 +348,9 @@ ${passes
 
 Memory: ${idleRss.toFixed(0)} MB idle (the process up, watching an empty namespace), ${convergedRss.toFixed(0)} MB
 converged (V8 heap used ${convergedHeap.toFixed(0)} MB), tracking ${tracked.toLocaleString('en')} objects (the applied objects, the Kustomizations and the
-source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. The live heap
+source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. V8 had committed
+${idleCommitted.totalMb.toFixed(0)} MB idle (${idleCommitted.newSpaceMb.toFixed(0)} MB of it the young generation) and ${convergedCommitted.totalMb.toFixed(0)} MB converged
+(${convergedCommitted.newSpaceMb.toFixed(0)} MB young): the rest of the RSS is native (code, buffers, glibc's arenas). The live heap
 (a heap snapshot, which V8 takes after a full collection) was ${convergedLive.totalMb.toFixed(1)} MB converged and
 ${finalLive.totalMb.toFixed(1)} MB after the ${PASSES} passes; writing the converged snapshot took the
 process from ${convergedRss.toFixed(0)} to ${afterSnapshotRss.toFixed(0)} MB of RSS, which V8 and glibc keep, so the "RSS after" column
