@@ -77,10 +77,18 @@ const minus = (after: Map<string, number>, before: Map<string, number>): Map<str
   );
 const total = (m: Map<string, number>): number => [...m.values()].reduce((a, b) => a + b, 0);
 
-/** The V8 heap in use (prom-client's nodejs_heap_size_used_bytes), in MB: RSS keeps pages a collection freed. */
-async function heapMb(port: number): Promise<number> {
+/**
+ * The V8 heap from one read of /metrics, in MB: in use (RSS keeps pages a collection freed), and
+ * committed (its pages, in RSS whether used or not) with the young generation's part of it.
+ */
+async function heapStats(port: number): Promise<{ usedMb: number; totalMb: number; newSpaceMb: number }> {
   const text = await metricsText(port);
-  return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+  const mb = (re: RegExp) => Number(re.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
+  return {
+    usedMb: mb(/^nodejs_heap_size_used_bytes (\S+)$/m),
+    totalMb: mb(/^nodejs_heap_size_total_bytes (\S+)$/m),
+    newSpaceMb: mb(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/m),
+  };
 }
 
 /**
@@ -97,16 +105,6 @@ async function metricsText(port: number): Promise<string> {
       await sleep(500);
     }
   }
-}
-
-/** What V8 has committed (its pages, in RSS whether used or not), and the young generation's part of it, in MB. */
-async function heapCommitted(port: number): Promise<{ totalMb: number; newSpaceMb: number }> {
-  const text = await metricsText(port);
-  const mb = (re: RegExp) => Number(re.exec(text)?.[1] ?? Number.NaN) / 1024 / 1024;
-  return {
-    totalMb: mb(/^nodejs_heap_size_total_bytes (\S+)$/m),
-    newSpaceMb: mb(/^nodejs_heap_space_size_total_bytes\{space="new"\} (\S+)$/m),
-  };
 }
 
 /**
@@ -230,7 +228,7 @@ try {
   }
   await sleep(5000);
   const idleRss = await rssMb(pid);
-  const idleCommitted = await heapCommitted(metrics);
+  const idleCommitted = await heapStats(metrics);
   await client.create({
     apiVersion: SOURCE_API_VERSION,
     kind: 'GitRepository',
@@ -265,8 +263,8 @@ try {
   );
   await sleep(5000);
   const convergedRss = await rssMb(pid);
-  const convergedHeap = await heapMb(metrics);
-  const convergedCommitted = await heapCommitted(metrics);
+  const convergedCommitted = await heapStats(metrics);
+  const convergedHeap = convergedCommitted.usedMb;
   const convergedLive = await liveHeap(pid, metrics, storage);
   // Writing a snapshot costs the process native memory that V8 and glibc keep, so the passes'
   // RSS starts from here, not from convergedRss.
@@ -307,7 +305,7 @@ try {
     );
     const cache = minus(await sumsBy(metrics, 'mooring_render_cache_requests_total', 'result'), cacheBefore);
     const rss = await rssMb(pid);
-    const heap = await heapMb(metrics);
+    const heap = (await heapStats(metrics)).usedMb;
     passes.push({ ms, byVerb, renders: cache.get('miss') ?? 0, hits: cache.get('hit') ?? 0, rss, heap });
     log(
       `pass ${p}: ${(ms / 1000).toFixed(1)} s, ${(total(byVerb) / N).toFixed(2)} requests per Kustomization (${[...byVerb].map(([v, c]) => `${v} ${c}`).join(', ')}), ${cache.get('miss') ?? 0} renders, RSS ${rss.toFixed(0)} MB, heap ${heap.toFixed(0)} MB`,

@@ -11,13 +11,13 @@ import {
   setCondition,
 } from './conditions.ts';
 import { parseDuration } from './duration.ts';
-import { Informer, type InformerOptions } from './informer.ts';
+import type { Informer, InformerOptions } from './informer.ts';
 import type { KubeClient } from './kube-client.ts';
-import { type KubeObject, objectKey, withoutManagedFields } from './kube-object.ts';
+import { type KubeObject, objectKey } from './kube-object.ts';
 import type { ResourceInfo } from './metrics.ts';
 import { RetryableError, StalledError, WaitingError } from './reconcile-errors.ts';
 import { resourceInfoOf } from './resource-info.ts';
-import type { InformerLease, SharedInformers } from './shared-informers.ts';
+import { type InformerLease, SharedInformers } from './shared-informers.ts';
 import { WorkQueue } from './work-queue.ts';
 
 /** `reconcile.mooring.dev/requestedAt`: any new value asks for a reconcile now. */
@@ -162,7 +162,7 @@ export interface ControllerOptions {
   reportingController: string;
   /** Overrides for the informer and queue, for tests. */
   informer?: { relistIntervalMs?: number; watchTimeoutSeconds?: number };
-  /** Informers shared with the process's other controllers; without, this controller makes its own. */
+  /** Informers shared with the process's other controllers; without, this controller has a set of its own. */
   informers?: SharedInformers;
   queue?: { baseDelayMs?: number; maxDelayMs?: number };
 }
@@ -198,6 +198,7 @@ function isOlderVersion(a: string | undefined, b: string): boolean {
  */
 export class Controller<T extends MooringObject> {
   readonly informer: Informer<T>;
+  readonly #informers: SharedInformers;
   readonly #primary: InformerLease<T>;
   /** Informers of the watched kinds that are not this kind itself. */
   readonly #secondary: InformerLease<KubeObject>[] = [];
@@ -230,6 +231,7 @@ export class Controller<T extends MooringObject> {
     this.#o = options;
     this.#clock = options.clock ?? systemClock;
     this.queue = new WorkQueue({ clock: this.#clock, ...options.queue });
+    this.#informers = options.informers ?? new SharedInformers(options.client);
     this.#primary = this.#lease<T>({
       apiVersion: reconciler.apiVersion,
       kind: reconciler.kind,
@@ -283,21 +285,17 @@ export class Controller<T extends MooringObject> {
     return this.#r.kind;
   }
 
-  /** An informer of the process's shared ones when there are, else one of this controller's own. */
+  /** An informer of the process's shared ones (or, without them, of this controller's own set). */
   #lease<K extends KubeObject>(
     what: Pick<InformerOptions, 'apiVersion' | 'kind' | 'namespace' | 'labelSelector'>,
   ): InformerLease<K> {
-    const options: InformerOptions = {
+    return this.#informers.lease<K>({
       ...what,
       clock: this.#clock,
       ...this.#o.informer,
       onError: (err, attempt) =>
         this.#o.log.warn({ kind: what.kind, attempt, err: err.message }, 'informer restarting after error'),
-    };
-    if (this.#o.informers) return this.#o.informers.lease<K>(options);
-    // Kept as the shared ones keep them.
-    const informer = new Informer<K>(this.#o.client, { ...options, transform: withoutManagedFields });
-    return { informer, start: () => informer.start(), stop: () => informer.stop() };
+    });
   }
 
   /** Fills the cache, then starts the workers. */

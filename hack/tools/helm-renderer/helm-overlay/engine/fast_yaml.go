@@ -102,15 +102,7 @@ func yamlOfJSONValue(v interface{}, depth int) (interface{}, bool) {
 		if v == nil {
 			return nil, true
 		}
-		out := make([]interface{}, len(v))
-		for i, e := range v {
-			ye, ok := yamlOfJSONValue(e, depth+1)
-			if !ok {
-				return nil, false
-			}
-			out[i] = ye
-		}
-		return out, true
+		return convertList(v, depth, yamlOfJSONValue)
 	case []string:
 		if v == nil {
 			return nil, true
@@ -191,15 +183,20 @@ func jsonOfYAMLValue(v interface{}, depth int) (interface{}, bool) {
 		m, ok := jsonOfYAMLMap(v, depth)
 		return m, ok
 	case []interface{}:
-		out := make([]interface{}, len(v))
-		for i, e := range v {
-			je, ok := jsonOfYAMLValue(e, depth+1)
-			if !ok {
-				return nil, false
-			}
-			out[i] = je
-		}
-		return out, true
+		return convertList(v, depth, jsonOfYAMLValue)
 	}
 	return nil, false
+}
+
+// convertList: a new list of v's elements, each converted one level deeper; false when one cannot be.
+func convertList(v []interface{}, depth int, convert func(interface{}, int) (interface{}, bool)) (interface{}, bool) {
+	out := make([]interface{}, len(v))
+	for i, e := range v {
+		c, ok := convert(e, depth+1)
+		if !ok {
+			return nil, false
+		}
+		out[i] = c
+	}
+	return out, true
 }
