@@ -14,6 +14,7 @@
 //   MOORING_BENCH_KCM_QPS=200               kube-controller-manager's own limit (default: its own, 20)
 //   MOORING_BENCH_TOOLS=mooring             one tool only, for profiling: its log lines, no page
 //   MOORING_BENCH_CONCURRENT=20             Mooring's --concurrent (20, as Flux's in the benchmark)
+//   MOORING_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   Node's flags for Mooring, for profiling
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -25,16 +26,20 @@ import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { installCrds, locationAt, readCrds, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 import { freePort } from '../../../hack/lib/processes.ts';
 import {
+  apiServerRequests,
   benchObjects,
   cleanUp,
   cpuSecondsOf,
   createAll,
   createBenchNamespace,
+  isReady,
   logTo,
   peakRssKbOf,
+  perKustomization,
+  planeCpuByProcess,
   planeCpuSecondsOf,
   pushBenchArtifact,
-  readyCount,
+  readyWatch,
   requestsOf,
   type Started,
   stop,
@@ -107,6 +112,7 @@ async function startMooring(
   const proc = spawn(
     process.execPath,
     [
+      ...(process.env.MOORING_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
       join(app, 'dist/all-in-one.mjs'),
       '--only',
       'source,kustomize',
@@ -246,24 +252,36 @@ async function runOnce(
     tool === 'flux'
       ? await startFlux(kubeconfig, namespace, logs, setting)
       : await startMooring(kubeconfig, namespace, app, logs, setting);
-  const cpuBefore = await Promise.all(started.procs.map((p) => cpuSecondsOf(p.pid!)));
+  const pids = started.procs.map((p) => p.pid!);
+  const cpuBefore = await Promise.all(pids.map(cpuSecondsOf));
   const requestsBefore = await requestsOf(started);
-  const planeCpuBefore = await planeCpuSecondsOf(planeDir);
+  const planeCpuBefore = await planeCpuSecondsOf(planeDir, pids);
+  const planeByProcessBefore = await planeCpuByProcess(planeDir, pids);
+  const serverRequestsBefore = await apiServerRequests(client);
   const load0 = loadavg()[0]!;
+  const watch = readyWatch(client, tool, namespace);
+  await watch.start();
+  const ready = { count: () => watch.list().filter(isReady).length };
   try {
     const t0 = Date.now();
     for (const batch of benchObjects(tool, namespace, n, url)) await createAll(client, batch);
     for (;;) {
-      const ready = await readyCount(client, tool, namespace);
-      if (ready === n) break;
+      if (ready.count() === n) break;
       if (started.procs.some((p) => p.exitCode !== null))
         throw new Error(`${tool} exited; see its log in ${logs}`);
       if (Date.now() - t0 > 20 * 60_000)
-        throw new Error(`${tool}: only ${ready}/${n} Ready after 20 minutes`);
-      await new Promise((r) => setTimeout(r, 250));
+        throw new Error(`${tool}: only ${ready.count()}/${n} Ready after 20 minutes`);
+      await new Promise((r) => setTimeout(r, 50));
     }
     const wallMs = Date.now() - t0;
     log(`${tool} ${n}: ${await breakdown(started, tool, n)}`);
+    // What the control plane did, every client's requests together (KCM's, kwok's, the bench's too).
+    log(
+      `${tool} ${n}: API server requests per Kustomization: ${perKustomization(serverRequestsBefore, await apiServerRequests(client), n)}`,
+    );
+    log(
+      `${tool} ${n}: control plane CPU s per Kustomization by process: ${perKustomization(planeByProcessBefore, await planeCpuByProcess(planeDir, pids), n)}`,
+    );
     const cpuAfter = await Promise.all(started.procs.map((p) => cpuSecondsOf(p.pid!)));
     const peaks = await Promise.all(started.procs.map((p) => peakRssKbOf(p.pid!)));
     return {
@@ -274,10 +292,11 @@ async function runOnce(
       cpuSeconds: cpuAfter.reduce((a, b, i) => a + b - cpuBefore[i]!, 0),
       peakRssMb: peaks.reduce((a, b) => a + b, 0) / 1024,
       requests: (await requestsOf(started)) - requestsBefore,
-      planeCpuSeconds: (await planeCpuSecondsOf(planeDir)) - planeCpuBefore,
+      planeCpuSeconds: (await planeCpuSecondsOf(planeDir, pids)) - planeCpuBefore,
       load: (load0 + loadavg()[0]!) / 2,
     };
   } finally {
+    await watch.stop();
     await stop(started);
     await cleanUp(client, tool, namespace);
   }

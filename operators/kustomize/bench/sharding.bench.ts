@@ -16,8 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KUSTOMIZE_API_VERSION } from '@mooring/api';
-import { Informer, KubeClient, type KubeObject } from '@mooring/runtime';
+import { type Informer, KubeClient } from '@mooring/runtime';
 import { TestRegistry } from '@mooring/test/harness';
 import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
@@ -28,12 +27,15 @@ import {
   cpuSecondsOf,
   createAll,
   createBenchNamespace,
+  isReady,
   logTo,
   peakRssKbOf,
   planeCpuSecondsOf,
   pushBenchArtifact,
+  readyWatch,
   requestsOf,
   type Started,
+  type WithReady,
   waitHttp,
 } from './flux-shape.ts';
 
@@ -125,34 +127,10 @@ async function account(figures: ShardFigures, replica: Replica): Promise<void> {
   figures.requests += await requestsOf(replica.started);
 }
 
-type WithReady = KubeObject & { status?: { conditions?: { type: string; status: string }[] } };
-
-/**
- * Ready Kustomizations per shard, from a watch (a list of 10,000 every poll would load the API
- * server the shards share): the cache keeps each object's shard label and Ready condition only.
- */
-function readyWatch(client: KubeClient, namespace: string): Informer<WithReady> {
-  return new Informer<WithReady>(client, {
-    apiVersion: KUSTOMIZE_API_VERSION,
-    kind: 'Kustomization',
-    namespace,
-    transform: (obj) => {
-      const o = obj as WithReady;
-      const ready = o.status?.conditions?.find((c) => c.type === 'Ready');
-      return {
-        apiVersion: o.apiVersion,
-        kind: o.kind,
-        metadata: { name: o.metadata.name, namespace: o.metadata.namespace, labels: o.metadata.labels },
-        status: { conditions: ready ? [{ type: 'Ready', status: ready.status }] : [] },
-      } as WithReady;
-    },
-  });
-}
-
 function readyByShard(watch: Informer<WithReady>): number[] {
   const ready = Array.from({ length: SHARDS }, () => 0);
   for (const k of watch.list()) {
-    if (!k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) continue;
+    if (!isReady(k)) continue;
     const shard = Number(k.metadata.labels?.[SHARD_LABEL]?.replace('shard-', ''));
     ready[shard] = (ready[shard] ?? 0) + 1;
   }
@@ -175,6 +153,8 @@ const figures: ShardFigures[] = Array.from({ length: SHARDS }, () => ({
   requests: 0,
 }));
 const replicas: Replica[] = [];
+// The replicas' --kubeconfig names the control plane's directory: their CPU is not the plane's.
+const replicaPids = () => replicas.map((r) => r.proc.pid!);
 const storages: string[] = [];
 let wallMs = 0;
 let killAfterMs = 0;
@@ -192,9 +172,9 @@ try {
     storages.push(await mkdtemp(join(tmpdir(), `sharding-${shard}-`)));
     replicas.push(await startReplica(plane.kubeconfig, namespace, appDir, logs, shard, 1, storages[shard]!));
   }
-  watch = readyWatch(client, namespace);
+  watch = readyWatch(client, 'mooring', namespace);
   await watch.start();
-  const planeCpuBefore = await planeCpuSecondsOf(planeDir);
+  const planeCpuBefore = await planeCpuSecondsOf(planeDir, replicaPids());
   load0 = loadavg()[0]!;
   log(`${N} Kustomizations over ${SHARDS} shards…`);
   const t0 = Date.now();
@@ -246,7 +226,7 @@ try {
     if (now > 60 * 60_000) throw new Error(`only ${ready.join(' / ')} Ready after an hour; see ${logs}`);
     await sleep(1_000);
   }
-  planeCpuSeconds = (await planeCpuSecondsOf(planeDir)) - planeCpuBefore;
+  planeCpuSeconds = (await planeCpuSecondsOf(planeDir, replicaPids())) - planeCpuBefore;
   for (const [shard, r] of replicas.entries()) await account(figures[shard]!, r);
 } finally {
   await watch?.stop();
