@@ -122,6 +122,38 @@ describe('Kustomization', { concurrency: 4 }, () => {
     });
   });
 
+  test('an object made with kubectl before the first apply is adopted: configured, not created, and its kubectl fields removed', async () => {
+    // No inventory lists it, so Mooring dry-runs it first and reads it only because the dry run
+    // shows it exists; the take-over of kubectl's fields must still happen.
+    await kubectl(
+      '-n',
+      ns,
+      'create',
+      'configmap',
+      'adopted',
+      '--from-literal=mode=kubectl',
+      '--from-literal=extra=x',
+    );
+    const { name: source } = await gitSource(stack, {
+      'a/cm.yaml': configMap('adopted', { mode: 'git' }),
+      'a/new.yaml': configMap('brand-new', { mode: 'git' }),
+    });
+    const name = uniqueName('adopt');
+    await createKustomization(stack, name, { sourceRef: { kind: 'GitRepository', name: source }, path: 'a' });
+    await waitForKustomization(ns, name);
+    const cm = (await getObject('v1', 'ConfigMap', ns, 'adopted')) as { data?: Record<string, string> };
+    assert.deepEqual(cm.data, { mode: 'git' });
+    const event = await eventually('the Progressing event with what changed', async () => {
+      const { client } = await testCluster();
+      const list = await client.list('v1', 'Event', { namespace: ns });
+      return list.items
+        .map((e) => e as unknown as { reason?: string; message?: string; involvedObject?: { name?: string } })
+        .find((e) => e.involvedObject?.name === name && e.reason === 'Progressing');
+    });
+    assert.match(event.message ?? '', new RegExp(`ConfigMap/${ns}/adopted configured`));
+    assert.match(event.message ?? '', new RegExp(`ConfigMap/${ns}/brand-new created`));
+  });
+
   test('an edit or a delete of an applied object is put back at once, without a reconcile request', async () => {
     const { name: source } = await gitSource(stack, { 'h/cm.yaml': configMap('healing', { mode: 'git' }) });
     const name = uniqueName('heal');

@@ -48,6 +48,12 @@ export interface ApplySetOptions {
    * crash after this point can leave an object applied that no inventory lists.
    */
   beforeApply?: (refs: ObjectRef[]) => Promise<void>;
+  /**
+   * Whether an object may already exist (its owner's inventory lists it). One that may not is
+   * dry-run first and read only if the dry run shows it exists: a first apply reads nothing.
+   * Without it every object we know no version of is read alongside its dry run.
+   */
+  mayExist?: (ref: ObjectRef) => boolean;
 }
 
 /** What we last knew of an object: its version then, the payload that matched it, when we read it. */
@@ -226,17 +232,26 @@ async function planOne(input: Manifest, opts: ApplySetOptions): Promise<Plan> {
   }
   // An object we have no version of (a first apply, a restart) needs its dry run whatever the live
   // object holds, unless ignore rules or ssa: IfNotPresent make the payload depend on it: the read
-  // and the dry run then go out together, one round trip instead of two.
+  // and the dry run then go out together, one round trip instead of two (or the dry run alone,
+  // for an object no inventory lists).
   const early =
     !opts.adjust && policy.reconcile && policy.ssa !== 'Ignore' && policy.ssa !== 'IfNotPresent' && !known
       ? settle(applyWith(opts, desired, true))
       : undefined;
   try {
     let live: Manifest | undefined;
-    try {
-      live = await client.get<Manifest & { metadata: { name: string } }>(key, impersonate);
-    } catch (err) {
-      if (!(err instanceof ApiError && err.isNotFound)) throw err;
+    // A dry run of a create answers without a resourceVersion: the object does not exist, so
+    // there is nothing to read (an error, an immutable field included, means it may: read it).
+    const absent =
+      early && opts.mayExist?.(ref) === false
+        ? await early.then((s) => 'ok' in s && !s.ok.metadata.resourceVersion)
+        : false;
+    if (!absent) {
+      try {
+        live = await client.get<Manifest & { metadata: { name: string } }>(key, impersonate);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.isNotFound)) throw err;
+      }
     }
     versions?.follow(key);
     const plan = (payload: Manifest, action: ApplyAction, write?: Plan['write']): Plan => ({

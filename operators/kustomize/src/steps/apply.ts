@@ -57,6 +57,7 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
       concurrency: deps.concurrentApplies,
       signal: run.signal,
       knownVersions: known,
+      mayExist: (ref) => intended.has(inventoryId(ref)),
       versions: deps.managedVersions,
       adjust: obj.spec.ignore?.length
         ? (desired, live) => applyIgnoreRules(desired, live, obj.spec.ignore!)
