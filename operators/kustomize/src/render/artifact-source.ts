@@ -11,6 +11,12 @@ export const ARTIFACT_FAILED = Reason.ArtifactFailed;
 /** What the operator renders: the spec and the source's artifact. */
 export interface RenderInputs extends RenderSpec {
   artifact: Artifact;
+  /**
+   * Who a chart's `lookup` and `.Capabilities` read the cluster as, and which cluster: the
+   * impersonated identity and `spec.kubeConfig`. Builds are shared only between renders with the
+   * same reader, so no chart shows one tenant what another's identity may read.
+   */
+  reader?: string;
 }
 
 type Extracted = { dir: string; cleanup(): Promise<void> };

@@ -53,6 +53,7 @@ const full = (): Full<RenderInputs> => ({
   decryption: { ageIdentities: [AGE_KEY] },
   substitute: { vars: { password: PASSWORD }, options: { strict: true, strategy: 'WithVariables' } },
   owner: { name: 'apps', namespace: 'flux-system' },
+  reader: '{"impersonate":{"user":"system:serviceaccount:flux-system:deployer"}}',
 });
 
 type Path = (string | number)[];

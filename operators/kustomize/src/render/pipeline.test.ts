@@ -7,7 +7,7 @@ import { packDirectory, startArtifactServer } from '@mooring/artifact';
 import type { RetryableError } from '@mooring/runtime';
 import { ArtifactCache, artifactSource, type RenderInputs } from './artifact-source.ts';
 import { RenderCache } from './cache.ts';
-import { folderSource, type RenderSpec, renderSteps, runRender } from './pipeline.ts';
+import { folderSource, type Rendered, type RenderSpec, renderSteps, runRender } from './pipeline.ts';
 
 const SOPS = join(import.meta.dirname, '../../testdata/sops');
 
@@ -112,6 +112,68 @@ test('the artifact source and the folder source render the same objects through 
       'kustomize.mooring.dev/namespace': 'flux-system',
     });
   }
+});
+
+/** Counts the builds that reached the artifact: each build fetches (or finds) its artifact once. */
+class CountingArtifacts extends ArtifactCache {
+  gets = 0;
+  override get(...args: Parameters<ArtifactCache['get']>): ReturnType<ArtifactCache['get']> {
+    this.gets++;
+    return super.get(...args);
+  }
+}
+
+test('Kustomizations on sources of one digest build once, each with its own variables and owner, and a different reader builds again', async (t) => {
+  const dir = await tree(t);
+  const base = await spec();
+  const artifact = await serve(t, dir);
+  const artifacts = new CountingArtifacts();
+  const cache = new RenderCache(16, artifacts);
+  const signal = AbortSignal.timeout(60_000);
+  const reader = '{"impersonate":{"user":"system:serviceaccount:flux-system:deployer"}}';
+  const as = (name: string, greeting: string, url: string, who = reader): RenderInputs => ({
+    ...base,
+    substitute: { ...base.substitute!, vars: { ...base.substitute!.vars, greeting } },
+    owner: { name, namespace: 'flux-system' },
+    artifact: { ...artifact, url },
+    reader: who,
+  });
+  // Two sources serving the same artifact under different URLs, as 1000 OCIRepositories on one tag do.
+  const [one, two] = await Promise.all([
+    cache.get(as('one', 'hello', artifact.url), signal),
+    cache.get(as('two', 'bonjour', `${artifact.url}?second-source`), signal),
+  ]);
+  assert.equal(artifacts.gets, 1, 'one build for both');
+  const app = (r: Rendered) => r.manifests.find((m) => m.metadata.name === 'p-app')!;
+  assert.deepEqual(app(one).data, { greeting: 'hello', size: '2x' });
+  assert.deepEqual(app(two).data, { greeting: 'bonjour', size: '2x' });
+  assert.equal(app(one).metadata.labels?.['kustomize.mooring.dev/name'], 'one');
+  assert.equal(app(two).metadata.labels?.['kustomize.mooring.dev/name'], 'two');
+  assert.notEqual(one.digest, two.digest);
+  // A chart's lookup would read as another identity: that render builds for itself.
+  const other = await cache.get(
+    as('three', 'hola', artifact.url, '{"impersonate":{"user":"system:serviceaccount:team-b:deployer"}}'),
+    signal,
+  );
+  assert.equal(artifacts.gets, 2);
+  assert.deepEqual(app(other).data, { greeting: 'hola', size: '2x' });
+});
+
+test('a caller that stops waiting does not fail the shared build for the others', async (t) => {
+  const dir = await tree(t);
+  const base = await spec();
+  const artifact = await serve(t, dir);
+  const cache = new RenderCache(16, new ArtifactCache());
+  const gone = new AbortController();
+  const first = cache.get({ ...base, artifact, owner: { name: 'a', namespace: 'x' } }, gone.signal);
+  const second = cache.get(
+    { ...base, artifact, owner: { name: 'b', namespace: 'x' } },
+    AbortSignal.timeout(60_000),
+  );
+  gone.abort(new Error('superseded'));
+  await assert.rejects(first, /superseded/);
+  const ok = await second;
+  assert.ok(ok.manifests.some((m) => m.metadata.name === 'p-app'));
 });
 
 test('the step lists differ only in their source steps', () => {

@@ -177,32 +177,61 @@ export const label: RenderStep = {
 };
 
 /**
- * A Kustomization's render, in order: the source's steps (the operator: fetch and verify the
- * artifact, check the path; the CLI: a local folder), then decrypt, build, refuse ciphertext,
- * substitute, label. A new kind of render (Helm) is one more entry here.
+ * The build half of a render: the source's steps (the operator: fetch and verify the artifact,
+ * check the path; the CLI: a local folder), then decrypt, build, refuse ciphertext. What it makes
+ * depends on the files, the path, the overrides and the keys, not on the owner or its variables.
+ */
+export function buildSteps<I extends RenderSpec>(source: readonly RenderStep<I>[]): readonly RenderStep<I>[] {
+  return [...source, decrypt, buildStep, refuseCiphertext];
+}
+
+/** The per-owner half, on the built objects: substitute, label. */
+export const finishSteps: readonly RenderStep[] = [substitute, label];
+
+/**
+ * A Kustomization's render, in order: {@link buildSteps}, then {@link finishSteps}. A new kind of
+ * render (Helm) is one more entry here.
  */
 export function renderSteps<I extends RenderSpec>(
   source: readonly RenderStep<I>[],
 ): readonly RenderStep<I>[] {
-  return [...source, decrypt, buildStep, refuseCiphertext, substitute, label];
+  return [...buildSteps(source), ...finishSteps];
 }
 
-/** Runs `steps` over `inputs`; the first step that throws fails the render. Clean-ups run either way. */
+/**
+ * Runs `steps` over `inputs`, starting from `objects` when an earlier run built them; the first
+ * step that throws fails the render. Clean-ups run either way. Returns the objects.
+ */
+export async function runRenderSteps<I extends RenderSpec>(
+  steps: readonly RenderStep<I>[],
+  inputs: I,
+  signal: AbortSignal,
+  helm: HelmRenderSettings = { limits: defaultHelmRenderLimits },
+  objects?: Manifest[],
+): Promise<Manifest[]> {
+  const state: RenderState<I> = { inputs, signal, helm, cleanups: [], objects };
+  try {
+    await runSteps(steps, state);
+    return state.objects ?? [];
+  } finally {
+    for (const cleanup of state.cleanups.reverse()) await cleanup();
+  }
+}
+
+/** The render's objects with the digest of their YAML (`status.history`). */
+export function rendered(manifests: Manifest[]): Rendered {
+  const yaml = toYAML(manifests.map((object) => ({ object: object as never, previousIds: [] })));
+  return { manifests, digest: `sha256:${createHash('sha256').update(yaml).digest('hex')}` };
+}
+
+/** Runs a whole render's `steps` over `inputs` (see {@link runRenderSteps}). */
 export async function runRender<I extends RenderSpec>(
   steps: readonly RenderStep<I>[],
   inputs: I,
   signal: AbortSignal,
   helm: HelmRenderSettings = { limits: defaultHelmRenderLimits },
 ): Promise<Rendered> {
-  const state: RenderState<I> = { inputs, signal, helm, cleanups: [] };
-  try {
-    await runSteps(steps, state);
-    const manifests = state.objects ?? [];
-    const yaml = toYAML(manifests.map((object) => ({ object: object as never, previousIds: [] })));
-    return { manifests, digest: `sha256:${createHash('sha256').update(yaml).digest('hex')}` };
-  } finally {
-    for (const cleanup of state.cleanups.reverse()) await cleanup();
-  }
+  return rendered(await runRenderSteps(steps, inputs, signal, helm));
 }
 
 /**

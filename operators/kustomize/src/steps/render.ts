@@ -12,17 +12,26 @@ export async function render(run: KustomizationRun): Promise<undefined> {
   const source = need(run.source, 'the source');
   run.status.lastAttemptedRevision = source.artifact.revision;
   // The same lookup of keys and variables that `mooring build kustomization` makes.
-  const inputs: RenderInputs = { ...(await renderSpecOf(deps.client, obj)), artifact: source.artifact };
   // .Capabilities and lookup from the cluster the objects go to, as the identity the apply writes
   // as; read only if a chart renders.
   const target = run.target ?? deps.client;
+  const impersonate = impersonationFor(obj, deps.defaultServiceAccount);
+  const inputs: RenderInputs = {
+    ...(await renderSpecOf(deps.client, obj)),
+    artifact: source.artifact,
+    reader: JSON.stringify({
+      namespace: obj.metadata.namespace,
+      impersonate,
+      kubeConfig: obj.spec.kubeConfig,
+    }),
+  };
   run.rendered = await deps.renderCache.get(
     inputs,
     run.signal,
     {
       limits: deps.helm?.limits ?? defaultHelmRenderLimits,
       ...(deps.helm ? { capabilities: deps.helm.capabilities.for(target) } : {}),
-      lookup: clusterLookup(target, impersonationFor(obj, deps.defaultServiceAccount)),
+      lookup: clusterLookup(target, impersonate),
     },
     (hit) => run.ctx.metrics?.observeRenderCache?.(hit),
   );
