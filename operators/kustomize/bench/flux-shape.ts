@@ -4,7 +4,7 @@ import { type ChildProcess, execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
-import { Informer, type KubeClient, type KubeObject } from '@mooring/runtime';
+import { ApiError, Informer, type KubeClient, type KubeObject } from '@mooring/runtime';
 import type { TestRegistry } from '@mooring/test/harness';
 import { pushArtifact } from '../../../cli/src/oci-push.ts';
 
@@ -222,6 +222,18 @@ export async function cleanUp(client: KubeClient, tool: Tool, namespace: string)
     }
   }
   await client.delete({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).catch(() => {});
+  // kube-controller-manager empties the namespace: thousands of deletes. Until it has, the next
+  // run (the other tool's) would share the control plane with them.
+  const deadline = Date.now() + 15 * 60_000;
+  while (Date.now() < deadline) {
+    const gone = await client.get({ apiVersion: 'v1', kind: 'Namespace', name: namespace }).then(
+      () => false,
+      (err: unknown) => err instanceof ApiError && err.isNotFound,
+    );
+    if (gone) return;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  process.stderr.write(`bench: namespace ${namespace} still there after 15 minutes\n`);
 }
 
 export async function pushBenchArtifact(registry: TestRegistry, dir: string): Promise<string> {
