@@ -1,5 +1,6 @@
 import { SUBSTITUTE_ANNOTATION, SUBSTITUTE_DISABLED } from '@mooring/api';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
+import { fillSlots, REFERENCE, templateOf } from './substitute-template.ts';
 
 export interface SubstituteOptions {
   /** Undefined variables without a default fail the build (Flux 1.9's default). */
@@ -13,8 +14,7 @@ export class SubstitutionError extends Error {
   override name = 'SubstitutionError';
 }
 
-// `$${name...}` is an escape; `${name}`, `${name:=default}`, `${name=default}`, `${name:-default}`, `${name-default}`.
-const REFERENCE = /\$(\$?)\{([^{}]*)\}/g;
+// References: `${name}`, `${name:=default}`, `${name=default}`, `${name:-default}`, `${name-default}`.
 const NAME = /^[_A-Za-z][_A-Za-z0-9]*$/;
 
 /**
@@ -37,30 +37,36 @@ export function substituteVariables<T extends Record<string, unknown>>(
   if (marker?.toLowerCase() === SUBSTITUTE_DISABLED) return manifest;
   if (options.strategy === 'WithVariables' && Object.keys(vars).length === 0) return manifest;
 
-  const text = stringify(manifest, { lineWidth: 0 });
-  if (!text.includes('${')) return manifest;
-  const replaced = text.replace(REFERENCE, (whole, escaped: string, body: string) => {
-    if (escaped) return whole.slice(1);
-    const m = /^([^:=-]*)(?:(:?[=-])([\s\S]*))?$/.exec(body);
-    const name = m?.[1] ?? body;
-    if (!NAME.test(name)) {
-      throw new SubstitutionError(`${objectName}: '\${${body}}' is not a valid variable reference`);
-    }
-    const value = vars[name];
-    const op = m?.[2];
-    const fallback = m?.[3];
-    if (op !== undefined) {
-      // `:=`/`:-` also replace an empty value; `=`/`-` only an unset one.
-      const useDefault = op.startsWith(':') ? !value : value === undefined;
-      return useDefault ? (fallback ?? '') : value!;
-    }
-    if (value === undefined) {
-      if (options.strict)
-        throw new SubstitutionError(`${objectName}: variable '${name}' is not set (strict mode)`);
-      return '';
-    }
-    return value;
-  });
+  const template = templateOf(manifest);
+  if (!template.hasReferences) return manifest;
+  const replace = (source: string, check?: (value: string) => void) =>
+    source.replace(REFERENCE, (whole, escaped: string, body: string) => {
+      if (escaped) return whole.slice(1);
+      const m = /^([^:=-]*)(?:(:?[=-])([\s\S]*))?$/.exec(body);
+      const name = m?.[1] ?? body;
+      if (!NAME.test(name)) {
+        throw new SubstitutionError(`${objectName}: '\${${body}}' is not a valid variable reference`);
+      }
+      const value = vars[name];
+      const op = m?.[2];
+      const fallback = m?.[3];
+      let out: string;
+      if (op !== undefined) {
+        // `:=`/`:-` also replace an empty value; `=`/`-` only an unset one.
+        const useDefault = op.startsWith(':') ? !value : value === undefined;
+        out = useDefault ? (fallback ?? '') : value!;
+      } else if (value === undefined) {
+        if (options.strict)
+          throw new SubstitutionError(`${objectName}: variable '${name}' is not set (strict mode)`);
+        out = '';
+      } else out = value;
+      check?.(out);
+      return out;
+    });
+  // Most objects: only the scalars holding references are read again (substitute-template.ts).
+  const filled = fillSlots(template, replace);
+  if (filled) return filled as T;
+  const replaced = replace(template.text);
   try {
     return parse(replaced) as T;
   } catch (err) {
