@@ -73,12 +73,12 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
    * The informer's copy can lag behind our own status writes (a stalled watch), and starting from
    * it alone would drop objects applied in between from the inventory for good.
    */
-  const inventorySeen = (obj: Kustomization): ResourceInventory | undefined => {
+  const inventorySeen = (obj: Kustomization, building?: ResourceInventory): ResourceInventory | undefined => {
     const cached = obj.status?.inventory;
-    const written = memory.lastInventory.get(keyOf(obj));
-    if (!written) return cached;
+    const written = [memory.lastInventory.get(keyOf(obj)), building].filter((i) => i !== undefined);
+    if (!written.length) return cached;
     const ids = new Map((cached?.entries ?? []).map((e) => [e.id, e]));
-    for (const e of written.entries) if (!ids.has(e.id)) ids.set(e.id, e);
+    for (const inventory of written) for (const e of inventory.entries) if (!ids.has(e.id)) ids.set(e.id, e);
     return { entries: [...ids.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) };
   };
 
@@ -100,7 +100,9 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       timings,
       owner: { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' },
       signal: AbortSignal.any([ctx.signal, timeoutSignal(timings.timeoutMs), current.signal]),
-      previous: inventorySeen(obj),
+      // The status this reconcile builds on too: a write conditional on its version (the inventory
+      // intent) trusts that `previous` lists everything it does.
+      previous: inventorySeen(obj, status.inventory),
     };
     let outcome: Awaited<ReturnType<typeof runSteps>>;
     let step = '';

@@ -93,6 +93,13 @@ export interface ReconcileContext {
    * to be applied) and for a long apply or health wait that users should see under way.
    */
   saveProgress(message: string): Promise<void>;
+  /**
+   * saveProgress, on the condition that the object is still at the version this reconcile's status
+   * was built on (a resourceVersion precondition): false, with nothing written, when it has moved on
+   * or there is nothing new to write. True means the stored status was the one the reconcile
+   * started from, so a caller need not read it first (the Kustomization's inventory intent).
+   */
+  saveProgressIfUnchanged?(message: string): Promise<boolean>;
   /** This kind's and the watched kinds' objects as the informers hold them: reads with no API call. */
   cache?: ObjectCache;
 }
@@ -376,7 +383,7 @@ export class Controller<T extends MooringObject> {
     obj: T,
     status: MooringStatus,
     log: RuntimeLogger,
-    save: () => Promise<void> = async () => {},
+    save: (ifUnchanged: boolean) => Promise<boolean> = async () => false,
   ): ReconcileContext {
     const now = () => new Date(this.#clock.now());
     return {
@@ -403,7 +410,17 @@ export class Controller<T extends MooringObject> {
           obj.metadata.generation,
           now(),
         );
-        await save();
+        await save(false);
+      },
+      saveProgressIfUnchanged: async (message) => {
+        status.conditions = markReconciling(
+          status.conditions,
+          'Progressing',
+          message,
+          obj.metadata.generation,
+          now(),
+        );
+        return save(true);
       },
     };
   }
@@ -420,13 +437,22 @@ export class Controller<T extends MooringObject> {
       return 'success';
     }
     const current = await this.#ensureFinalizer(obj);
-    const status: MooringStatus = structuredClone(this.#statusToBuildOn(current));
+    const base = this.#baseOf(current);
+    const status: MooringStatus = structuredClone(base.status);
     const before = structuredClone(status);
     // What the API server holds now: progress writes move it, the final write compares against it.
     let written = before;
-    const ctx = this.#context(current, status, log, async () => {
-      await this.#writeStatus(current, written, status);
+    // The version `written` is stored at, as far as this controller knows: a conditional save's precondition.
+    let writtenAt = base.resourceVersion;
+    const ctx = this.#context(current, status, log, async (ifUnchanged) => {
+      // Without a known version there is nothing to make the write conditional on.
+      if (ifUnchanged && writtenAt === undefined) return false;
+      const saved = await this.#writeStatus(current, written, status, ifUnchanged ? writtenAt : undefined);
+      if (saved === 'conflict' || (ifUnchanged && (saved === 'unchanged' || !saved.resourceVersion)))
+        return false;
       written = structuredClone(status);
+      if (saved !== 'unchanged') writtenAt = saved.resourceVersion;
+      return true;
     });
     const generation = current.metadata.generation;
     const now = ctx.now();
@@ -561,27 +587,46 @@ export class Controller<T extends MooringObject> {
    * write (ours, or a later one by someone else) wins.
    */
   #statusToBuildOn(obj: T): MooringStatus {
+    return this.#baseOf(obj).status;
+  }
+
+  /** {@link #statusToBuildOn}, with the resourceVersion that status was stored at. */
+  #baseOf(obj: T): { status: MooringStatus; resourceVersion: string | undefined } {
     const key = objectKey(obj);
     const mine = this.#written.get(key);
-    const cached = obj.status ?? {};
+    const cached = { status: obj.status ?? {}, resourceVersion: obj.metadata.resourceVersion };
     if (!mine || mine.uid !== obj.metadata.uid) return cached;
     if (!isOlderVersion(obj.metadata.resourceVersion, mine.resourceVersion)) {
       this.#written.delete(key);
       return cached;
     }
-    return mine.status;
+    return { status: mine.status, resourceVersion: mine.resourceVersion };
   }
 
-  /** One status write per reconcile, skipped when nothing changed; a conflict retries on a fresh read. */
-  async #writeStatus(obj: T, before: MooringStatus, after: MooringStatus): Promise<void> {
+  /**
+   * One status write per reconcile, skipped when nothing changed; a conflict retries. With
+   * `ifVersion`, the write is conditional on the object still being at that resourceVersion, and a
+   * conflict is the answer ('conflict'), not retried.
+   */
+  async #writeStatus(
+    obj: T,
+    before: MooringStatus,
+    after: MooringStatus,
+    ifVersion?: string,
+  ): Promise<'unchanged' | 'conflict' | { resourceVersion: string | undefined }> {
     const { conditions: bc, ...restBefore } = before;
     const { conditions: ac, ...restAfter } = after;
     if (conditionsEqual(bc ?? [], ac ?? []) && JSON.stringify(restBefore) === JSON.stringify(restAfter))
-      return;
+      return 'unchanged';
+    const conditional = ifVersion !== undefined;
     const body = {
       apiVersion: obj.apiVersion,
       kind: obj.kind,
-      metadata: { name: obj.metadata.name, namespace: obj.metadata.namespace },
+      metadata: {
+        name: obj.metadata.name,
+        namespace: obj.metadata.namespace,
+        ...(conditional && { resourceVersion: ifVersion }),
+      },
       status: after,
     };
     for (let attempt = 1; ; attempt++) {
@@ -590,9 +635,10 @@ export class Controller<T extends MooringObject> {
         const { uid, resourceVersion } = (saved as KubeObject).metadata;
         if (uid && resourceVersion)
           this.#written.set(objectKey(obj), { uid, resourceVersion, status: structuredClone(after) });
-        return;
+        return { resourceVersion };
       } catch (err) {
-        if (err instanceof ApiError && err.isNotFound) return;
+        if (err instanceof ApiError && err.isNotFound) return { resourceVersion: undefined };
+        if (conditional && err instanceof ApiError && err.isConflict) return 'conflict';
         if (!(err instanceof ApiError && err.isConflict) || attempt >= 3) throw err;
       }
     }

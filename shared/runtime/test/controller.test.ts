@@ -263,6 +263,52 @@ describe('Controller with a toy reconciler on the real API server', () => {
     assert.match(stdout, /toy.test.mooring.dev\/waited condition met/);
   });
 
+  test('a progress save on condition of no change writes while the object is unchanged, and refuses once someone else wrote', async (t) => {
+    const ns = await testNamespace(t, 'if-unchanged');
+    const answers = new Map<string, boolean[]>();
+    const stored: string[] = [];
+    const base = toyReconciler();
+    const reconciler: typeof base = {
+      ...base,
+      async reconcile(obj, ctx) {
+        const name = obj.metadata.name ?? '';
+        ctx.status.note = 'intent';
+        const first = await ctx.saveProgressIfUnchanged!('first');
+        stored.push((await getToy(ns, name)).status?.note as string);
+        if (name === 'moved')
+          // Someone else writes between this reconcile's saves.
+          await client.mergePatch(
+            { apiVersion: obj.apiVersion, kind: 'Toy', namespace: ns, name },
+            { metadata: { annotations: { touched: 'yes' } } },
+          );
+        ctx.status.note = 'second intent';
+        const second = await ctx.saveProgressIfUnchanged!('second');
+        answers.set(name, [first, second]);
+        return { message: 'done' };
+      },
+    };
+    const controller = new Controller<Toy>(reconciler, {
+      client,
+      namespace: ns,
+      concurrent: 1,
+      log: silentLogger,
+      reportingController: 'toy-controller',
+    });
+    await controller.start();
+    t.after(() => controller.stop(1_000));
+    await client.create(toy(ns, 'still', { interval: '1h' }));
+    await client.create(toy(ns, 'moved', { interval: '1h' }));
+    await eventually('both reconciled', async () => answers.size === 2 || undefined);
+    // Its own writes move the version too, and the controller follows them.
+    assert.deepEqual(answers.get('still'), [true, true]);
+    assert.deepEqual(answers.get('moved'), [true, false]);
+    assert.deepEqual(
+      stored,
+      ['intent', 'intent'],
+      'the first saves were written before the reconciles went on',
+    );
+  });
+
   test('a field set once survives later reconciles that start from a stale cached copy', async (t) => {
     const ns = await testNamespace(t, 'stale-cache');
     // The watch never delivers the controller's own status writes, the way a stalled watch or a

@@ -2,7 +2,6 @@ import { Reason } from '@mooring/api';
 import { RetryableError } from '@mooring/runtime';
 import { type ApplyChange, ApplyError, type KnownVersion } from '../apply/apply-set.ts';
 import { applyIgnoreRules } from '../apply/drift-ignore.ts';
-import { settle, unsettle } from '../apply/settled.ts';
 import { stageZeroWaiter } from '../apply/stage-zero.ts';
 import { impersonationFor } from '../impersonation.ts';
 import { fromEntry, inventoryId, inventoryOf, type ObjectRef, refToString } from '../inventory.ts';
@@ -19,9 +18,12 @@ function changeSummary(changes: ApplyChange[]): string {
 }
 
 /**
- * Server-side apply in waves (waves/apply-in-waves.ts), each in stages, as the Kustomization's service account. Intent before action: what a
- * stage is about to write joins the stored inventory first, so a crash or a failed apply can never
- * leave an object on the cluster that no inventory lists.
+ * Server-side apply in waves (waves/apply-in-waves.ts), each in stages, as the Kustomization's
+ * service account. Intent before action: what a stage is about to write joins the stored inventory
+ * first, so a crash or a failed apply can never leave an object on the cluster that no inventory
+ * lists. The stored inventory is read only when needed: the intent is first written on condition
+ * that the Kustomization is still at the version this reconcile built on, which proves the stored
+ * inventory was the one it started from.
  */
 export async function apply(run: KustomizationRun): Promise<undefined> {
   const { obj, ctx, status, deps, memory } = run;
@@ -34,17 +36,24 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
   memory.knownVersions.set(key, known);
 
   const intended = new Map((run.previous?.entries ?? []).map((e) => [e.id, fromEntry(e)]));
-  // Nothing known of this Kustomization's objects (its first apply, or the first since a restart):
-  // it will write, so the stored inventory is read while the objects are planned, not after.
-  const joining = known.size === 0 ? settle(joinStoredInventory(run)) : undefined;
+  const firstSinceStart = known.size === 0;
   const recordIntent = async (refs: ObjectRef[]) => {
-    const added = joining ? unsettle(await joining) : await joinStoredInventory(run);
-    for (const e of added) intended.set(e.id, fromEntry(e));
     const fresh = refs.filter((r) => !intended.has(inventoryId(r)));
     if (fresh.length === 0) return;
     for (const r of fresh) intended.set(inventoryId(r), r);
+    const message = `applying revision '${revision}': ${refs.length} objects to write`;
+    if (!run.storedInventoryJoined && ctx.saveProgressIfUnchanged) {
+      status.inventory = inventoryOf([...intended.values()]);
+      // Written only if the Kustomization is still at the version this reconcile started from:
+      // then the stored inventory was `run.previous`, and reading it first would tell nothing new.
+      if (await ctx.saveProgressIfUnchanged(message)) {
+        run.storedInventoryJoined = true;
+        return;
+      }
+    }
+    for (const e of await joinStoredInventory(run)) intended.set(e.id, fromEntry(e));
     status.inventory = inventoryOf([...intended.values()]);
-    await ctx.saveProgress(`applying revision '${revision}': ${refs.length} objects to write`);
+    await ctx.saveProgress(message);
   };
   let changes: ApplyChange[];
   try {
@@ -68,6 +77,10 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
     if (err instanceof ApplyError) throw new RetryableError(Reason.ReconciliationFailed, err.message);
     throw err;
   }
+  // Nothing known of this Kustomization's objects (its first apply, or the first since a restart)
+  // and no write has shown the stored inventory to be the cached one: read it before prune and the
+  // final status write, which would otherwise drop what only the stored copy lists.
+  if (firstSinceStart) await joinStoredInventory(run);
   run.changes = changes;
   run.applied = changes.map((c) => c.ref);
   run.summary = changeSummary(changes);

@@ -19,6 +19,7 @@ import {
   SOURCE_API_VERSION,
 } from '@mooring/api';
 import {
+  ApiError,
   FakeClock,
   KubeClient,
   type KubeObject,
@@ -116,7 +117,11 @@ interface World {
   /** The ids of the objects on the API server that carry this Kustomization's owner labels. */
   live(): string[];
   /** A run of the Kustomization `spec` (stored on the API server first), with `previous` as its inventory. */
-  runOf(spec?: Partial<Kustomization['spec']>, previous?: ObjectRef[]): Promise<Run>;
+  runOf(
+    spec?: Partial<Kustomization['spec']>,
+    previous?: ObjectRef[],
+    options?: { conditionalSaves?: boolean },
+  ): Promise<Run>;
 }
 
 interface Run {
@@ -153,7 +158,7 @@ async function world(): Promise<World> {
   await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
   await put(gitRepository('app', { artifact: artifactOf(REVISION) }));
 
-  const runOf: World['runOf'] = async (spec = {}, previous) => {
+  const runOf: World['runOf'] = async (spec = {}, previous, options = {}) => {
     const inventory = previous ? inventoryOf(previous) : undefined;
     await put({
       apiVersion: KUSTOMIZE_API_VERSION,
@@ -186,17 +191,33 @@ async function world(): Promise<World> {
       now: () => new Date(clock.now()),
       // As the controller does: the status built so far is written to the API server now.
       saveProgress: async (message) => {
-        saved.push({ message, inventory: (status.inventory?.entries ?? []).map((e) => e.id), live: live() });
-        await client.applyStatus(
-          {
-            apiVersion: KUSTOMIZE_API_VERSION,
-            kind: 'Kustomization',
-            metadata: { name: NAME, namespace: NS },
-            status: structuredClone(status),
-          },
-          { fieldManager: 'mooring', force: true },
-        );
+        await save(message);
       },
+      // As the controller does: only while the object is at the version the run started from.
+      ...(options.conditionalSaves && {
+        saveProgressIfUnchanged: (message: string) =>
+          save(message, writtenAt).then(
+            () => true,
+            (err: unknown) => {
+              if (err instanceof ApiError && err.isConflict) return false;
+              throw err;
+            },
+          ),
+      }),
+    };
+    let writtenAt = obj.metadata.resourceVersion;
+    const save = async (message: string, ifVersion?: string) => {
+      const stored = await client.applyStatus(
+        {
+          apiVersion: KUSTOMIZE_API_VERSION,
+          kind: 'Kustomization',
+          metadata: { name: NAME, namespace: NS, ...(ifVersion && { resourceVersion: ifVersion }) },
+          status: structuredClone(status),
+        },
+        { fieldManager: 'mooring', force: true },
+      );
+      writtenAt = stored.metadata.resourceVersion;
+      saved.push({ message, inventory: (status.inventory?.entries ?? []).map((e) => e.id), live: live() });
     };
     const run: KustomizationRun = {
       obj,
@@ -626,6 +647,57 @@ test('apply: what a stage will write joins status.inventory, and is saved, befor
     next.events.map((e) => e.message),
     ['ConfigMap/apps/c created'],
   );
+});
+
+test('apply: the intent is written on condition that the Kustomization is unchanged, and then its stored status is not read', async () => {
+  const w = await world();
+  w.renders.answer = () => [configMap('a'), configMap('b')];
+  const first = await w.runOf({}, undefined, { conditionalSaves: true });
+  await runUpTo(first.run, 'apply');
+  w.transport.requests.length = 0;
+  await apply(first.run);
+  assert.deepEqual(
+    first.saved.map((s) => s.inventory),
+    [['apps_a__ConfigMap', 'apps_b__ConfigMap']],
+  );
+  assert.deepEqual(first.saved[0]!.live, [], 'the intent is stored before any object is written');
+  const reads = sent(w.transport).filter((r) => r.startsWith('GET ') && r.includes('/kustomizations/'));
+  assert.deepEqual(reads, [], 'a write that succeeded on the version the run started from needs no read');
+  await prune(first.run);
+  assert.deepEqual(
+    first.run.status.inventory?.entries.map((e) => e.id),
+    ['apps_a__ConfigMap', 'apps_b__ConfigMap'],
+  );
+});
+
+test('apply: when the Kustomization moved on since the run read it, the conditional intent is refused, the stored inventory is read and kept', async () => {
+  const w = await world();
+  w.renders.answer = () => [configMap('a')];
+  const { run, saved } = await w.runOf({ prune: true }, undefined, { conditionalSaves: true });
+  // Another writer (a process that crashed after its intent landed) lists z after this run read the object.
+  await w.client.applyStatus(
+    {
+      apiVersion: KUSTOMIZE_API_VERSION,
+      kind: 'Kustomization',
+      metadata: { name: NAME, namespace: NS },
+      status: { inventory: inventoryOf([ref('ConfigMap', 'z')]) },
+    } as KubeObject,
+    { fieldManager: 'mooring', force: true },
+  );
+  await w.put(configMap('z'));
+  await runUpTo(run, 'apply');
+  w.transport.requests.length = 0;
+  await apply(run);
+  assert.ok(
+    sent(w.transport).includes(`GET /apis/${KUSTOMIZE_API_VERSION}/namespaces/${NS}/kustomizations/${NAME}`),
+    'the stored status is read after the refused write',
+  );
+  assert.deepEqual(
+    saved.map((s) => s.inventory),
+    [['apps_a__ConfigMap', 'apps_z__ConfigMap']],
+  );
+  await prune(run);
+  assert.deepEqual(w.live(), ['apps_a__ConfigMap'], 'z, listed only by the stored inventory, was pruned');
 });
 
 test('apply: an unchanged revision writes nothing, saves no progress, and reads only its objects', async () => {
