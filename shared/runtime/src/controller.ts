@@ -118,6 +118,11 @@ export interface ReconcileResult {
   requeueAfterMs?: number;
   /** Carried in the Ready event's metadata (the event contract's `revision`). */
   revision?: string;
+  /**
+   * The reconcile already sent the event that tells of this success (a source's NewArtifact): no
+   * Ready event follows it, as Flux's source-controller sends one or the other.
+   */
+  announced?: boolean;
 }
 
 /**
@@ -458,9 +463,11 @@ export class Controller<T extends MooringObject> {
     const now = ctx.now();
     let outcome: ReconcileOutcome;
     let revision: string | undefined;
+    let announced = false;
     try {
       const result = await this.#r.reconcile(current, ctx);
       revision = result.revision;
+      announced = result.announced === true;
       status.conditions = markReady(
         status.conditions,
         result.reason ?? 'ReconciliationSucceeded',
@@ -509,7 +516,7 @@ export class Controller<T extends MooringObject> {
     const handled = requestedAt(current);
     if (handled !== undefined) status.lastHandledReconcileAt = handled;
     await this.#writeStatus(current, written, status);
-    this.#announce(current, before, status, revision);
+    this.#announce(current, before, status, revision, announced);
     this.#exportInfo(current, status);
     return outcome;
   }
@@ -553,7 +560,13 @@ export class Controller<T extends MooringObject> {
   }
 
   /** An event when Ready changes status or reason, or its message while True (a new revision); a steady object stays quiet. */
-  #announce(obj: T, before: MooringStatus, after: MooringStatus, revision: string | undefined): void {
+  #announce(
+    obj: T,
+    before: MooringStatus,
+    after: MooringStatus,
+    revision: string | undefined,
+    announced = false,
+  ): void {
     const was = getCondition(before.conditions, 'Ready');
     const is = getCondition(after.conditions, 'Ready');
     if (is)
@@ -569,7 +582,7 @@ export class Controller<T extends MooringObject> {
       was.status === is?.status &&
       was.reason === is?.reason &&
       (is?.status !== 'True' || was.message === is.message);
-    if (!is || same) return;
+    if (!is || same || (announced && is.status === 'True')) return;
     this.#o.events?.record(obj, {
       severity: is.status === 'False' ? 'error' : 'info',
       reason: is.reason,

@@ -309,6 +309,39 @@ describe('Controller with a toy reconciler on the real API server', () => {
     );
   });
 
+  test('a success the reconcile already announced (a NewArtifact) sends no Ready event; others do', async (t) => {
+    const ns = await testNamespace(t, 'announced');
+    const events: string[] = [];
+    const base = toyReconciler();
+    const reconciler: typeof base = {
+      ...base,
+      async reconcile(obj, ctx) {
+        const told = obj.metadata.name === 'told';
+        if (told) ctx.event('info', 'NewArtifact', 'stored artifact');
+        return { message: 'done', revision: 'r1', announced: told };
+      },
+    };
+    const controller = new Controller<Toy>(reconciler, {
+      client,
+      namespace: ns,
+      concurrent: 1,
+      log: silentLogger,
+      reportingController: 'toy-controller',
+      events: { record: (obj, e) => events.push(`${obj.metadata.name} ${e.reason}`) },
+    });
+    await controller.start();
+    t.after(() => controller.stop(1_000));
+    await client.create(toy(ns, 'told', { interval: '1h' }));
+    await client.create(toy(ns, 'plain', { interval: '1h' }));
+    await eventually('both Ready', async () =>
+      ready(await getToy(ns, 'told'))?.status === 'True' &&
+      ready(await getToy(ns, 'plain'))?.status === 'True'
+        ? true
+        : undefined,
+    );
+    assert.deepEqual(events.sort(), ['plain ReconciliationSucceeded', 'told NewArtifact']);
+  });
+
   test('a field set once survives later reconciles that start from a stale cached copy', async (t) => {
     const ns = await testNamespace(t, 'stale-cache');
     // The watch never delivers the controller's own status writes, the way a stalled watch or a

@@ -97,5 +97,10 @@ export async function reconcileSource<R extends SourceRun>(
   }
   if (run.noArtifact !== undefined) return { message: run.noArtifact };
   const { revision } = need(run.status.artifact, 'the artifact');
-  return { message: `stored artifact for revision '${revision}'`, revision };
+  // A new artifact was told of by its NewArtifact event; Ready then needs no event of its own.
+  return {
+    message: `stored artifact for revision '${revision}'`,
+    revision,
+    ...(run.packed !== undefined && { announced: true }),
+  };
 }

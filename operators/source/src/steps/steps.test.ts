@@ -84,7 +84,7 @@ test('an up-to-date artifact is kept, its URL re-advertised, and the build steps
     status.artifact = { ...stored, revision: 'main@sha1:1' };
     const built: string[] = [];
     const run = runOf(moved, ctx, 'main@sha1:1');
-    await reconcileSource(
+    const result = await reconcileSource(
       [
         step('verify storage', verifyStorage),
         step(
@@ -100,6 +100,7 @@ test('an up-to-date artifact is kept, its URL re-advertised, and the build steps
     );
     assert.deepEqual(built, []);
     assert.equal(run.upToDate, true);
+    assert.equal(result.announced, undefined, 'no new artifact, no NewArtifact: Ready changes are announced');
     assert.equal(status.artifact?.url, `http://new:9090/${stored.path}`);
     assert.equal(condition('ArtifactInStorage')?.status, 'True');
   });
@@ -143,7 +144,12 @@ test('a new revision or changed inputs build: ArtifactOutdated until the shared 
         run,
       );
       assert.equal(outdated, 'True', revision);
-      assert.deepEqual(result, { message: `stored artifact for revision '${revision}'`, revision });
+      // Its NewArtifact event tells of it: the Ready event is not sent as well (as Flux).
+      assert.deepEqual(result, {
+        message: `stored artifact for revision '${revision}'`,
+        revision,
+        announced: true,
+      });
       assert.equal(status.artifact?.revision, revision);
       assert.equal(status.observedIgnore, '*.md');
       assert.equal(condition('ArtifactOutdated'), undefined);
