@@ -42,18 +42,24 @@ export async function apply(run: KustomizationRun): Promise<undefined> {
     if (fresh.length === 0) return;
     for (const r of fresh) intended.set(inventoryId(r), r);
     const message = `applying revision '${revision}': ${refs.length} objects to write`;
-    if (!run.storedInventoryJoined && ctx.saveProgressIfUnchanged) {
+    const stored = status.inventory;
+    try {
       status.inventory = inventoryOf([...intended.values()]);
       // Written only if the Kustomization is still at the version this reconcile started from:
       // then the stored inventory was `run.previous`, and reading it first would tell nothing new.
-      if (await ctx.saveProgressIfUnchanged(message)) {
+      if (!run.storedInventoryJoined && (await ctx.saveProgressIfUnchanged?.(message))) {
         run.storedInventoryJoined = true;
         return;
       }
+      for (const e of await joinStoredInventory(run)) intended.set(e.id, fromEntry(e));
+      status.inventory = inventoryOf([...intended.values()]);
+      await ctx.saveProgress(message);
+    } catch (err) {
+      // Not written: status.inventory must not claim it was, or the next reconcile, starting
+      // from what this one leaves, would apply these objects without recording them first.
+      status.inventory = stored;
+      throw err;
     }
-    for (const e of await joinStoredInventory(run)) intended.set(e.id, fromEntry(e));
-    status.inventory = inventoryOf([...intended.values()]);
-    await ctx.saveProgress(message);
   };
   let changes: ApplyChange[];
   try {

@@ -700,6 +700,21 @@ test('apply: when the Kustomization moved on since the run read it, the conditio
   assert.deepEqual(w.live(), ['apps_a__ConfigMap'], 'z, listed only by the stored inventory, was pruned');
 });
 
+test('apply: an intent write that fails leaves status.inventory as stored, and nothing is applied', async () => {
+  const w = await world();
+  w.renders.answer = () => [configMap('a')];
+  const { run } = await w.runOf({}, undefined, { conditionalSaves: true });
+  await runUpTo(run, 'apply');
+  w.transport.fail = (req) =>
+    req.method === 'PATCH' && req.path.includes('/kustomizations/') && req.path.includes('/status')
+      ? errorResponse(500, 'InternalError', 'etcdserver: request timed out')
+      : undefined;
+  await assert.rejects(apply(run), /request timed out/);
+  // What the reconcile leaves in status.inventory is what the next one starts from (lastInventory).
+  assert.equal(run.status.inventory, undefined);
+  assert.deepEqual(w.live(), []);
+});
+
 test('apply: an unchanged revision writes nothing, saves no progress, and reads only its objects', async () => {
   const w = await world();
   const first = await w.runOf();
