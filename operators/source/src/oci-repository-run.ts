@@ -3,11 +3,14 @@ import type { ArtifactStorage } from '@mooring/artifact';
 import type { OciDescriptor, OciReference, RegistryClient, ResolvedManifest } from '@mooring/oci';
 import type { KubeClient } from '@mooring/runtime';
 import type { SourceRun } from './source-run.ts';
+import type { PackedLayers } from './steps/oci-repository/packed-layers.ts';
 
 export interface OciRepositoryDeps {
   client: KubeClient;
   storage: ArtifactStorage;
   limits: { maxFileBytes: number; maxTotalBytes: number };
+  /** Artifacts already built from a layer, copied instead of pulled and packed again; none when absent. */
+  packedLayers?: PackedLayers;
 }
 
 /** The manifest `spec.ref` resolved to. */

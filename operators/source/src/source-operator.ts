@@ -13,6 +13,7 @@ import { helmChartReconciler } from './helm-chart-reconciler.ts';
 import { helmRepositoryReconciler } from './helm-repository-reconciler.ts';
 import { ociRepositoryReconciler } from './oci-repository-reconciler.ts';
 import { SOURCE_FLAGS, sourceOptions } from './source-flags.ts';
+import { PackedLayers } from './steps/oci-repository/packed-layers.ts';
 
 /**
  * Size limits of one artifact. A single file over 100 MiB (Flux's extraction cap) is refused with
@@ -79,7 +80,12 @@ export function sourceOperator(): OperatorDefinition {
           git,
           limits: ARTIFACT_LIMITS,
         }) as never,
-        ociRepositoryReconciler({ client: ctx.client, storage, limits: ARTIFACT_LIMITS }) as never,
+        ociRepositoryReconciler({
+          client: ctx.client,
+          storage,
+          limits: ARTIFACT_LIMITS,
+          packedLayers: new PackedLayers(),
+        }) as never,
         helmRepositoryReconciler({
           client: ctx.client,
           storage,

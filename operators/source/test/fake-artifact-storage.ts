@@ -68,6 +68,26 @@ export class FakeArtifactStorage {
     return this.#public(this.#store(ref, [file.split(sep).pop() ?? file]));
   }
 
+  /** Every storeCopy call: from which path to which object. */
+  readonly copies: { ref: ArtifactRef; from: string }[] = [];
+
+  async storeCopy(
+    ref: ArtifactRef,
+    from: Pick<StoredArtifact, 'path' | 'digest'>,
+  ): Promise<StoredArtifact | undefined> {
+    this.copies.push({ ref, from: from.path });
+    const source = this.files.get(from.path);
+    if (source?.digest !== from.digest) return undefined;
+    const copy: FakeStored = {
+      ...source,
+      ref,
+      path: `${ref.kind.toLowerCase()}/${ref.namespace}/${ref.name}/${from.path.split('/').pop()}`,
+    };
+    copy.url = this.urlFor(copy.path);
+    this.files.set(copy.path, copy);
+    return this.#public(copy);
+  }
+
   async verify(artifact: Pick<StoredArtifact, 'path' | 'digest'>): Promise<boolean> {
     return this.files.get(artifact.path)?.digest === artifact.digest;
   }

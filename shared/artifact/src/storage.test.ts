@@ -37,6 +37,31 @@ const names = async (storage: ArtifactStorage) => (await readdir(storage.dirFor(
 const fileOf = (a: StoredArtifact) => a.path.split('/')[3]!;
 
 describe('ArtifactStorage', () => {
+  it("stores a copy of another object's artifact under its own folder, and refuses one that is gone or changed", async (t) => {
+    const { storage, tree } = await setup(t);
+    const original = await storage.archive(ref, await tree('a'));
+    const other: ArtifactRef = { kind: 'OCIRepository', namespace: 'flux-system', name: 'copy' };
+    const copy = await storage.storeCopy(other, original);
+    assert.ok(copy);
+    assert.equal(copy.digest, original.digest);
+    assert.equal(copy.path, `ocirepository/flux-system/copy/${fileOf(original)}`);
+    assert.ok(await storage.verify(copy));
+    // Changed since it was recorded: the copy's own hash disagrees, nothing is stored.
+    await writeFile(storage.resolveArtifactPath(original.path), 'tampered');
+    const third: ArtifactRef = { ...other, name: 'third' };
+    assert.equal(await storage.storeCopy(third, original), undefined);
+    assert.deepEqual(
+      (await readdir(storage.dirFor(third))).filter((f) => !f.startsWith('.')),
+      [],
+    );
+    await rm(storage.resolveArtifactPath(original.path));
+    assert.equal(await storage.storeCopy(third, original), undefined);
+    assert.equal(
+      await storage.storeCopy(third, { path: '../../etc/passwd', digest: original.digest }),
+      undefined,
+    );
+  });
+
   it('archives a directory at its content address with the status fields filled in', async (t) => {
     const { storage, tree } = await setup(t);
     const art = await storage.archive(ref, await tree('v1'));

@@ -124,6 +124,40 @@ export class ArtifactStorage {
     }
   }
 
+  /**
+   * Stores a copy of another object's stored artifact for `ref`, as if packed again: the same bytes
+   * under the same digest. Undefined when `from` is gone or its bytes no longer match its digest
+   * (collected, replaced or damaged since), so the caller builds it the long way.
+   */
+  async storeCopy(
+    ref: ArtifactRef,
+    from: Pick<StoredArtifact, 'path' | 'digest'>,
+  ): Promise<StoredArtifact | undefined> {
+    let source: string;
+    try {
+      source = this.resolveArtifactPath(from.path);
+    } catch {
+      return undefined;
+    }
+    const folder = this.dirFor(ref);
+    await mkdir(folder, { recursive: true });
+    const temp = this.tempPath(folder);
+    try {
+      try {
+        await copyFile(source, temp, constants.COPYFILE_EXCL);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw err;
+      }
+      // The copy's own hash is what gets renamed in: a file changed since it was recorded is refused.
+      const { hex, size } = await hashFile(temp);
+      if (from.digest !== `sha256:${hex}`) return undefined;
+      return await this.commit(ref, folder, temp, hex, size);
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
   /** True when the artifact's file exists as a regular file and its bytes match `artifact.digest`. */
   async verify(artifact: Pick<StoredArtifact, 'path' | 'digest'>): Promise<boolean> {
     let abs: string;

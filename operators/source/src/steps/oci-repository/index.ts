@@ -1,7 +1,7 @@
 import { type Step, step } from '@mooring/runtime';
 import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { buildStep, keepCurrentArtifact, recordArtifact, verifyStorage } from '../artifact.ts';
-import { advertiseUrl, packArtifact } from './pack.ts';
+import { advertiseUrl, packArtifact, reusePackedLayer } from './pack.ts';
 import { pullLayer, selectLayer } from './pull-layer.ts';
 import { readCredentials } from './read-credentials.ts';
 import { resolveRevision } from './resolve-revision.ts';
@@ -20,6 +20,7 @@ export const OCI_REPOSITORY_STEPS: readonly Step<OciRepositoryRun>[] = [
   step('resolve revision', resolveRevision),
   step('keep current artifact', keepCurrentArtifact(sameInputs)),
   buildStep('select layer', selectLayer),
+  buildStep('reuse packed layer', reusePackedLayer),
   buildStep('pull layer', pullLayer),
   buildStep('pack artifact', packArtifact),
   buildStep('record artifact', recordArtifact),

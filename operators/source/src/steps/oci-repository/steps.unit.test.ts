@@ -27,6 +27,7 @@ import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { keepCurrentArtifact, reconcileSource, verifyStorage } from '../artifact.ts';
 import { OCI_REPOSITORY_STEPS } from './index.ts';
+import { PackedLayers } from './packed-layers.ts';
 import { selectLayer } from './pull-layer.ts';
 import { readCredentials } from './read-credentials.ts';
 import { resolveRevision } from './resolve-revision.ts';
@@ -102,7 +103,7 @@ interface World {
   registry: ScriptedRegistry;
   storage: FakeArtifactStorage;
   put(obj: KubeObject): Promise<void>;
-  runOf(spec?: Partial<OCIRepository['spec']>, status?: OCIRepository['status']): Promise<Run>;
+  runOf(spec?: Partial<OCIRepository['spec']>, status?: OCIRepository['status'], name?: string): Promise<Run>;
 }
 
 interface Run {
@@ -122,11 +123,12 @@ async function world(): Promise<World> {
     await client.apply(obj, { fieldManager: 'kubectl', force: true });
   };
   await put({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } });
-  const runOf: World['runOf'] = async (spec = {}, initial = {}) => {
+  const packedLayers = new PackedLayers();
+  const runOf: World['runOf'] = async (spec = {}, initial = {}, name = 'app') => {
     const obj: OCIRepository = {
       apiVersion: SOURCE_API_VERSION,
       kind: 'OCIRepository',
-      metadata: { name: 'app', namespace: NS },
+      metadata: { name, namespace: NS },
       spec: { url: 'oci://registry.example/org/app', interval: '5m', ...spec },
     };
     await put(obj);
@@ -135,7 +137,12 @@ async function world(): Promise<World> {
     const run: OciRepositoryRun = {
       obj,
       ctx,
-      deps: { client, storage: storage.asStorage, limits: { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 24 } },
+      deps: {
+        client,
+        storage: storage.asStorage,
+        limits: { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 24 },
+        packedLayers,
+      },
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('OCIRepository', obj),
@@ -344,6 +351,54 @@ test('pull, pack, record and advertise: the layer is extracted, filtered by spec
   );
   assert.equal(condition(ConditionType.ArtifactInStorage)?.status, 'True');
   assert.deepEqual(w.storage.gcCalls, [{ ref: run.storageRef, keep: artifact.path }]);
+});
+
+test("reuse packed layer: a second source of the same repository and layer copies the first one's artifact and pulls nothing", async () => {
+  const w = await world();
+  w.registry.blob = await layerOf({ 'deploy/app.yaml': 'kind: ConfigMap\n', 'notes.md': '# notes\n' });
+  const first = await w.runOf({ ignore: '*.md' }, {}, 'first');
+  await withRegistry(w, first.run);
+  await runSpan(first.run, 'resolve revision');
+  const firstArtifact = first.run.status.artifact!;
+
+  w.registry.calls.length = 0;
+  const second = await w.runOf({ ignore: '*.md' }, {}, 'second');
+  await withRegistry(w, second.run);
+  await runSpan(second.run, 'resolve revision');
+  const artifact = second.run.status.artifact!;
+  assert.deepEqual(w.registry.calls, [`manifest registry.example/org/app:latest`], 'no blob is pulled');
+  assert.equal(artifact.digest, firstArtifact.digest);
+  assert.equal(artifact.path.split('/').slice(0, 3).join('/'), `ocirepository/${NS}/second`);
+  assert.equal(artifact.revision, `latest@${MANIFEST_DIGEST}`);
+  assert.deepEqual(w.storage.files.get(artifact.path)?.files, ['deploy/app.yaml']);
+  assert.deepEqual(
+    second.events.map((e) => e.reason),
+    ['NewArtifact'],
+  );
+});
+
+test('reuse packed layer: another repository URL, other ignore rules, or an artifact gone from storage pull the layer again', async () => {
+  const w = await world();
+  w.registry.blob = await layerOf({ 'app.yaml': 'kind: ConfigMap\n', 'notes.md': '# notes\n' });
+  const first = await w.runOf({}, {}, 'first');
+  await withRegistry(w, first.run);
+  await runSpan(first.run, 'resolve revision');
+  const pulls = async (spec: Partial<OCIRepository['spec']>, name: string) => {
+    w.registry.calls.length = 0;
+    const { run } = await w.runOf(spec, {}, name);
+    await withRegistry(w, run);
+    await runSpan(run, 'resolve revision');
+    return w.registry.calls.filter((c) => c.startsWith('blob')).length;
+  };
+  // Same digest, another repository: its own pull, so no digest opens another repository's layer.
+  assert.equal(await pulls({ url: 'oci://registry.example/org/other' }, 'other-url'), 1);
+  assert.equal(await pulls({ ignore: '*.md' }, 'other-ignore'), 1);
+  assert.equal(await pulls({}, 'same'), 0);
+  // The artifact the memo names was collected: the copy is refused and the layer pulled again.
+  w.storage.files.delete(first.run.status.artifact!.path);
+  for (const [path, stored] of w.storage.files) if (stored.ref.name === 'same') w.storage.files.delete(path);
+  assert.equal(await pulls({}, 'after-gc'), 1);
+  assert.equal(await pulls({}, 'after-gc-2'), 0, 'the new artifact is remembered');
 });
 
 test('pack artifact: layerSelector.operation copy stores the layer as it is, and the scratch folder goes', async () => {
