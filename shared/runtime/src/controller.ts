@@ -391,6 +391,16 @@ export class Controller<T extends MooringObject> {
     save: (ifUnchanged: boolean) => Promise<boolean> = async () => false,
   ): ReconcileContext {
     const now = () => new Date(this.#clock.now());
+    const progress = (message: string, ifUnchanged: boolean) => {
+      status.conditions = markReconciling(
+        status.conditions,
+        'Progressing',
+        message,
+        obj.metadata.generation,
+        now(),
+      );
+      return save(ifUnchanged);
+    };
     return {
       status,
       setCondition: (type, s, reason, message) => {
@@ -408,25 +418,9 @@ export class Controller<T extends MooringObject> {
       metrics: this.#o.metrics,
       cache: this.#cache,
       saveProgress: async (message) => {
-        status.conditions = markReconciling(
-          status.conditions,
-          'Progressing',
-          message,
-          obj.metadata.generation,
-          now(),
-        );
-        await save(false);
+        await progress(message, false);
       },
-      saveProgressIfUnchanged: async (message) => {
-        status.conditions = markReconciling(
-          status.conditions,
-          'Progressing',
-          message,
-          obj.metadata.generation,
-          now(),
-        );
-        return save(true);
-      },
+      saveProgressIfUnchanged: (message) => progress(message, true),
     };
   }
 

@@ -30,6 +30,25 @@ interface QueueRequests {
 
 const BASE_DELAY_MS = 100;
 
+/** A controller of `reconciler` on the toy kind in `namespace`, one worker, stopped when the test ends. */
+async function startWith(
+  t: TestContext,
+  reconciler: ReturnType<typeof toyReconciler>,
+  namespace: string,
+  options: Partial<ConstructorParameters<typeof Controller<Toy>>[1]> = {},
+): Promise<void> {
+  const controller = new Controller<Toy>(reconciler, {
+    client,
+    namespace,
+    concurrent: 1,
+    log: silentLogger,
+    reportingController: 'toy-controller',
+    ...options,
+  });
+  await controller.start();
+  t.after(() => controller.stop(1_000));
+}
+
 /** A controller for the toy kind, scoped to one test's namespace and stopped when the test ends. */
 async function startToyController(
   t: TestContext,
@@ -287,15 +306,7 @@ describe('Controller with a toy reconciler on the real API server', () => {
         return { message: 'done' };
       },
     };
-    const controller = new Controller<Toy>(reconciler, {
-      client,
-      namespace: ns,
-      concurrent: 1,
-      log: silentLogger,
-      reportingController: 'toy-controller',
-    });
-    await controller.start();
-    t.after(() => controller.stop(1_000));
+    await startWith(t, reconciler, ns);
     await client.create(toy(ns, 'still', { interval: '1h' }));
     await client.create(toy(ns, 'moved', { interval: '1h' }));
     await eventually('both reconciled', async () => answers.size === 2 || undefined);
@@ -321,16 +332,9 @@ describe('Controller with a toy reconciler on the real API server', () => {
         return { message: 'done', revision: 'r1', announced: told };
       },
     };
-    const controller = new Controller<Toy>(reconciler, {
-      client,
-      namespace: ns,
-      concurrent: 1,
-      log: silentLogger,
-      reportingController: 'toy-controller',
+    await startWith(t, reconciler, ns, {
       events: { record: (obj, e) => events.push(`${obj.metadata.name} ${e.reason}`) },
     });
-    await controller.start();
-    t.after(() => controller.stop(1_000));
     await client.create(toy(ns, 'told', { interval: '1h' }));
     await client.create(toy(ns, 'plain', { interval: '1h' }));
     await eventually('both Ready', async () =>
@@ -371,15 +375,7 @@ describe('Controller with a toy reconciler on the real API server', () => {
         return { message: `reconcile ${n}` };
       },
     };
-    const controller = new Controller<Toy>(reconciler, {
-      client: lagging,
-      namespace: ns,
-      concurrent: 1,
-      log: silentLogger,
-      reportingController: 'toy-controller',
-    });
-    await controller.start();
-    t.after(() => controller.stop(1_000));
+    await startWith(t, reconciler, ns, { client: lagging });
     await client.create(toy(ns, 'kept', { interval: '1s' }));
     const live = await eventually('three reconciles written', async () => {
       const obj = await getToy(ns, 'kept');
