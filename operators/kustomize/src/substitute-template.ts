@@ -123,7 +123,8 @@ const overlaps = (matches: readonly (readonly [number, number])[], start: number
 /**
  * Walks the document and records each scalar value that holds a reference; false when a
  * reference sits where replacing one scalar alone might not read as the whole text would: a
- * key, a block or multi-line scalar, a flow collection, anchors and aliases.
+ * block or multi-line scalar, a flow collection, anchors and aliases. A reference in a key is
+ * recorded nowhere, which analyse's coverage check refuses the same way.
  */
 function collect(
   node: Node | null,
@@ -152,12 +153,9 @@ function collect(
     for (const pair of node.items) {
       const key = pair.key as Node | null;
       if (!isScalar(key) || key.anchor) return false;
-      const [ks, ke] = key.range ?? [0, 0];
-      if (overlaps(matches, ks, ke)) return false;
-      if (typeof key.value !== 'string' || key.value === '__proto__' || key.value === '<<') {
-        if (overlaps(matches, ks, (pair.value as Node | null)?.range?.[2] ?? ke)) return false;
-        continue;
-      }
+      // A reference in a key, or under a key no path can name, lies in no slot: analyse's
+      // coverage check then leaves the object to the full parse.
+      if (typeof key.value !== 'string' || key.value === '__proto__' || key.value === '<<') continue;
       if (!collect(pair.value as Node | null, [...path, key.value], matches, slots, text)) return false;
     }
     return true;

@@ -68,14 +68,10 @@ export class FakeArtifactStorage {
     return this.#public(this.#store(ref, [file.split(sep).pop() ?? file]));
   }
 
-  /** Every storeCopy call: from which path to which object. */
-  readonly copies: { ref: ArtifactRef; from: string }[] = [];
-
   async storeCopy(
     ref: ArtifactRef,
     from: Pick<StoredArtifact, 'path' | 'digest'>,
   ): Promise<StoredArtifact | undefined> {
-    this.copies.push({ ref, from: from.path });
     const source = this.files.get(from.path);
     if (source?.digest !== from.digest) return undefined;
     const copy: FakeStored = {

@@ -111,17 +111,7 @@ export class ArtifactStorage {
 
   /** Stores an existing tar.gz as-is (e.g. a raw OCI layer), addressed by the sha256 of its bytes. */
   async storeFile(ref: ArtifactRef, file: string): Promise<StoredArtifact> {
-    const folder = this.dirFor(ref);
-    await mkdir(folder, { recursive: true });
-    const temp = this.tempPath(folder);
-    try {
-      // Copy first, then hash the copy: the hash then describes exactly the bytes that get renamed in.
-      await copyFile(file, temp, constants.COPYFILE_EXCL);
-      const { hex, size } = await hashFile(temp);
-      return await this.commit(ref, folder, temp, hex, size);
-    } finally {
-      await rm(temp, { force: true });
-    }
+    return (await this.copyIn(ref, file))!;
   }
 
   /**
@@ -139,22 +129,11 @@ export class ArtifactStorage {
     } catch {
       return undefined;
     }
-    const folder = this.dirFor(ref);
-    await mkdir(folder, { recursive: true });
-    const temp = this.tempPath(folder);
     try {
-      try {
-        await copyFile(source, temp, constants.COPYFILE_EXCL);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw err;
-      }
-      // The copy's own hash is what gets renamed in: a file changed since it was recorded is refused.
-      const { hex, size } = await hashFile(temp);
-      if (from.digest !== `sha256:${hex}`) return undefined;
-      return await this.commit(ref, folder, temp, hex, size);
-    } finally {
-      await rm(temp, { force: true });
+      return await this.copyIn(ref, source, from.digest);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
     }
   }
 
@@ -250,6 +229,25 @@ export class ArtifactStorage {
       throw new InvalidArtifactRefError(`artifact path ${JSON.stringify(rel)} escapes the storage root`);
     }
     return abs;
+  }
+
+  /**
+   * Copies `file` into `ref`'s folder at its content address. Copy first, then hash the copy: the
+   * hash then describes exactly the bytes that get renamed in. With `digest`, a copy whose bytes
+   * hash otherwise is refused (undefined) and nothing is stored.
+   */
+  private async copyIn(ref: ArtifactRef, file: string, digest?: string): Promise<StoredArtifact | undefined> {
+    const folder = this.dirFor(ref);
+    await mkdir(folder, { recursive: true });
+    const temp = this.tempPath(folder);
+    try {
+      await copyFile(file, temp, constants.COPYFILE_EXCL);
+      const { hex, size } = await hashFile(temp);
+      if (digest !== undefined && digest !== `sha256:${hex}`) return undefined;
+      return await this.commit(ref, folder, temp, hex, size);
+    } finally {
+      await rm(temp, { force: true });
+    }
   }
 
   private tempPath(folder: string): string {

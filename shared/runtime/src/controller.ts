@@ -234,7 +234,7 @@ export class Controller<T extends MooringObject> {
   readonly #clock: Clock;
   readonly #workers: Promise<void>[] = [];
   readonly #inFlight = new Set<Promise<void>>();
-  /** Per object, the last status this controller wrote (see #statusToBuildOn). */
+  /** Per object, the last status this controller wrote (see #baseOf). */
   readonly #written = new Map<string, WrittenStatus>();
   #hardStop = new AbortController();
 
@@ -432,7 +432,7 @@ export class Controller<T extends MooringObject> {
     }
     if (obj.spec?.suspend) {
       log.debug({}, 'suspended; skipping');
-      this.#exportInfo(obj, this.#statusToBuildOn(obj));
+      this.#exportInfo(obj, this.#baseOf(obj).status);
       return 'success';
     }
     const current = await this.#ensureFinalizer(obj);
@@ -441,16 +441,16 @@ export class Controller<T extends MooringObject> {
     const before = structuredClone(status);
     // What the API server holds now: progress writes move it, the final write compares against it.
     let written = before;
-    // The version `written` is stored at, as far as this controller knows: a conditional save's precondition.
-    let writtenAt = base.resourceVersion;
     const ctx = this.#context(current, status, log, async (ifUnchanged) => {
-      // Without a known version there is nothing to make the write conditional on.
+      // The version `written` is stored at, as far as this controller knows (its own last write,
+      // else what the reconcile built on): the precondition of a conditional save. Without one
+      // there is nothing to make the write conditional on.
+      const writtenAt = this.#baseOf(current).resourceVersion;
       if (ifUnchanged && writtenAt === undefined) return false;
       const saved = await this.#writeStatus(current, written, status, ifUnchanged ? writtenAt : undefined);
       if (saved === 'conflict' || (ifUnchanged && (saved === 'unchanged' || !saved.resourceVersion)))
         return false;
       written = structuredClone(status);
-      if (saved !== 'unchanged') writtenAt = saved.resourceVersion;
       return true;
     });
     const generation = current.metadata.generation;
@@ -591,13 +591,9 @@ export class Controller<T extends MooringObject> {
    * the whole status, so building on a stale copy would drop every field the reconcile does not
    * set again (an ImageUpdateAutomation lost its lastPushCommit that way). ResourceVersions are
    * compared as etcd revisions (the numbers kube-apiserver hands out); a copy at or after our
-   * write (ours, or a later one by someone else) wins.
+   * write (ours, or a later one by someone else) wins. With the resourceVersion that status was
+   * stored at.
    */
-  #statusToBuildOn(obj: T): MooringStatus {
-    return this.#baseOf(obj).status;
-  }
-
-  /** {@link #statusToBuildOn}, with the resourceVersion that status was stored at. */
   #baseOf(obj: T): { status: MooringStatus; resourceVersion: string | undefined } {
     const key = objectKey(obj);
     const mine = this.#written.get(key);

@@ -67,7 +67,6 @@ export async function reusePackedLayer(run: OciRepositoryRun): Promise<undefined
 
 /** Stores the layer as the artifact: as-is for `layerSelector.operation: copy`, else extracted and filtered. */
 export async function packArtifact(run: OciRepositoryRun): Promise<undefined> {
-  if (run.packed) return undefined; // reused: see reusePackedLayer
   const blob = need(run.blob, 'the layer blob');
   const stored =
     run.obj.spec.layerSelector?.operation === 'copy'

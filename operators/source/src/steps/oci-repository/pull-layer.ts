@@ -33,7 +33,6 @@ export function selectLayer(run: OciRepositoryRun): undefined {
 
 /** Downloads the layer into scratch, its digest verified as it streams. */
 export async function pullLayer(run: OciRepositoryRun): Promise<undefined> {
-  if (run.packed) return undefined; // an artifact of this layer was copied: see reusePackedLayer
   const registry = need(run.registry, 'the registry client');
   const layer = need(run.layer, 'the layer');
   run.scratch = await mkdtemp(join(tmpdir(), 'mooring-oci-'));
