@@ -197,6 +197,15 @@ function readPlain(s: string): { value: unknown } | undefined {
   return { value };
 }
 
+/** A double-quoted scalar with escapes, as the full parse reads it; undefined leaves it to that parse, which names the object in its error. */
+function readQuoted(source: string): { value: unknown } | undefined {
+  try {
+    return { value: parse(source) };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The substituted object, built from the template's parsed text with only its slots replaced, or
  * undefined when a substituted value could read differently there than in the full text (then the
@@ -223,7 +232,7 @@ export function fillSlots(
     else if (slot.type === 'QUOTE_SINGLE') read = { value: source.slice(1, -1).replaceAll("''", "'") };
     else {
       const inner = source.slice(1, -1);
-      read = inner.includes('\\') ? { value: parse(source) } : { value: inner };
+      read = inner.includes('\\') ? readQuoted(source) : { value: inner };
     }
     if (!read) return undefined;
     values.push({ path: slot.path, value: read.value });
