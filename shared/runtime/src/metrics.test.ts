@@ -137,6 +137,42 @@ describe('per-object metrics', () => {
     ]);
   });
 
+  it('turns a result outside the usual four to 0 when the next reconcile ends otherwise', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    m.observeReconcile('Kustomization', 'requeue', 1, ks);
+    m.observeReconcile('Kustomization', 'success', 1, ks);
+    const lines = await samples(m, 'mooring_reconcile_last_result');
+    assert.ok(
+      lines.includes(
+        'mooring_reconcile_last_result{kind="Kustomization",name="web",namespace="apps",result="requeue"} 0',
+      ),
+    );
+    assert.equal(lines.filter((l) => l.endsWith(' 1')).length, 1, lines.join('\n'));
+  });
+
+  it('escapes label values and exports the per-object gauges as JSON as prom-client does', async () => {
+    const m = new Metrics({ defaultMetrics: false });
+    const odd = 'q"uote\\d';
+    m.setConditions('Kustomization', 'apps', odd, [{ type: 'Ready', status: 'Odd' }]);
+    m.setConditions('Kustomization', 'apps', odd, [{ type: 'Ready', status: 'True' }]);
+    assert.deepEqual((await samples(m, 'mooring_condition')).sort(), [
+      'mooring_condition{kind="Kustomization",namespace="apps",name="q\\"uote\\\\d",type="Ready",status="False"} 0',
+      'mooring_condition{kind="Kustomization",namespace="apps",name="q\\"uote\\\\d",type="Ready",status="Odd"} 0',
+      'mooring_condition{kind="Kustomization",namespace="apps",name="q\\"uote\\\\d",type="Ready",status="True"} 1',
+      'mooring_condition{kind="Kustomization",namespace="apps",name="q\\"uote\\\\d",type="Ready",status="Unknown"} 0',
+    ]);
+    const json = await m.registry.getMetricsAsJSON();
+    const condition = json.find((metric) => metric.name === 'gotk_reconcile_condition');
+    assert.equal(condition?.type, 'gauge');
+    assert.deepEqual(
+      condition?.values.find((v) => v.value === 1),
+      {
+        labels: { kind: 'Kustomization', namespace: 'apps', name: odd, type: 'Ready', status: 'True' },
+        value: 1,
+      },
+    );
+  });
+
   it('exports conditions under gotk_reconcile_condition too', async () => {
     const m = new Metrics({ defaultMetrics: false });
     m.setConditions('GitRepository', 'a', 'repo', [{ type: 'Ready', status: 'False' }]);

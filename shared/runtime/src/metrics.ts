@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { CompactHistogram } from './compact-histogram.ts';
+import { ObjectGauges, type ObjectState } from './object-gauges.ts';
 
 /** How one reconcile ended, as the `result` label reports it. */
 export type ReconcileMetricResult = 'success' | 'error' | 'stalled' | 'requeue' | 'dependency';
@@ -129,8 +130,6 @@ const MOORING_METRICS: readonly MetricDescription[] = [
 const RECONCILE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 const API_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 const PUSH_BUCKETS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1800];
-const CONDITION_STATUSES = ['True', 'False', 'Unknown'];
-const RESULTS: readonly ReconcileMetricResult[] = ['success', 'error', 'stalled', 'dependency'];
 
 /** What `gotk_resource_info` says of one object. */
 export interface ResourceInfo {
@@ -140,15 +139,6 @@ export interface ResourceInfo {
   sourceKind: string;
   sourceName: string;
 }
-
-type ObjectLabels = { kind: string; name: string; namespace: string };
-type InfoLabels = ObjectLabels & {
-  ready: string;
-  suspended: string;
-  revision: string;
-  source_kind: string;
-  source_name: string;
-};
 
 export interface MetricsOptions {
   /** Add prom-client's process and Node.js metrics (`process_*`, `nodejs_*`); default true. */
@@ -162,21 +152,12 @@ export class Metrics {
   readonly #reconcileTotal: Counter<'kind' | 'result'>;
   readonly #stepDuration: Histogram<'kind' | 'step'>;
   readonly #queueDepth: Gauge<'kind'>;
-  readonly #condition: Gauge<'kind' | 'namespace' | 'name' | 'type' | 'status'>;
   readonly #apiDuration: Histogram<'verb' | 'code'>;
   readonly #objectDuration: CompactHistogram<'kind' | 'name' | 'namespace'>;
-  readonly #objectCondition: Gauge<'kind' | 'name' | 'namespace' | 'type' | 'status'>;
-  readonly #lastResult: Gauge<'kind' | 'name' | 'namespace' | 'result'>;
-  readonly #suspend: Gauge<'kind' | 'name' | 'namespace'>;
-  readonly #info: Gauge<keyof InfoLabels>;
   readonly #pushToApplied: Histogram<'name' | 'namespace'>;
   readonly #renderCache: Counter<'result'>;
-  /** Per object, the labels of its one `gotk_resource_info` series, so a change replaces it. */
-  readonly #infoLabels = new Map<string, InfoLabels>();
-  /** Per object, the per-object metrics it has series in, so deleting it removes exactly those. */
-  readonly #perObject = new Map<string, Set<'duration' | 'result' | 'suspend' | 'push'>>();
-  /** Condition types (and statuses) exported per object, so stale series can be removed. */
-  readonly #objects = new Map<string, Map<string, Set<string>>>();
+  /** Per object, its conditions, last result, suspend and info, printed by the per-object gauges. */
+  readonly #objects = new ObjectGauges();
 
   constructor(options: MetricsOptions = {}) {
     this.registry = new Registry();
@@ -200,12 +181,17 @@ export class Metrics {
       labelNames: QUEUE_DEPTH.labels,
       registers,
     });
-    this.#condition = new Gauge({
-      name: CONDITION.name,
-      help: CONDITION.help,
-      labelNames: CONDITION.labels,
-      registers,
-    });
+    // Both condition metrics print {kind, namespace, name, type, status}, in that order.
+    const conditionSeries = (
+      state: ObjectState,
+      emit: (labels: Record<string, string>, value: number) => void,
+    ) => {
+      const { kind, namespace, name } = state.labels;
+      for (const { type, statuses, current } of state.conditions)
+        for (const status of statuses)
+          emit({ kind, namespace, name, type, status }, status === current ? 1 : 0);
+    };
+    this.#objects.gauge({ name: CONDITION.name, help: CONDITION.help, registers, series: conditionSeries });
     this.#apiDuration = new Histogram({
       name: API_REQUEST_DURATION.name,
       help: API_REQUEST_DURATION.help,
@@ -220,29 +206,37 @@ export class Metrics {
       buckets: RECONCILE_BUCKETS,
       registers,
     });
-    this.#objectCondition = new Gauge({
+    this.#objects.gauge({
       name: OBJECT_CONDITION.name,
       help: OBJECT_CONDITION.help,
-      labelNames: OBJECT_CONDITION.labels,
       registers,
+      series: conditionSeries,
     });
-    this.#lastResult = new Gauge({
+    this.#objects.gauge({
       name: LAST_RESULT.name,
       help: LAST_RESULT.help,
-      labelNames: LAST_RESULT.labels,
       registers,
+      series: (state, emit) => {
+        if (state.result === undefined) return;
+        for (const result of state.results)
+          emit({ ...state.labels, result }, result === state.result ? 1 : 0);
+      },
     });
-    this.#suspend = new Gauge({
+    this.#objects.gauge({
       name: SUSPEND_STATUS.name,
       help: SUSPEND_STATUS.help,
-      labelNames: SUSPEND_STATUS.labels,
       registers,
+      series: (state, emit) => {
+        if (state.suspended !== undefined) emit({ ...state.labels }, state.suspended ? 1 : 0);
+      },
     });
-    this.#info = new Gauge({
+    this.#objects.gauge({
       name: RESOURCE_INFO.name,
       help: RESOURCE_INFO.help,
-      labelNames: RESOURCE_INFO.labels,
       registers,
+      series: (state, emit) => {
+        if (state.info) emit({ ...state.labels, ...state.info }, 1);
+      },
     });
     this.#stepDuration = new Histogram({
       name: STEP_DURATION.name,
@@ -282,11 +276,10 @@ export class Metrics {
     this.#reconcileTotal.inc({ kind, result });
     this.#reconcileDuration.observe({ kind, result }, seconds);
     if (!object) return;
-    const labels = { kind, name: object.name, namespace: object.namespace };
-    this.#objectDuration.observe(labels, seconds);
-    const all = RESULTS.includes(result) ? RESULTS : [...RESULTS, result];
-    for (const r of all) this.#lastResult.set({ ...labels, result: r }, r === result ? 1 : 0);
-    this.#track(labels, 'duration', 'result');
+    const state = this.#objects.state({ kind, name: object.name, namespace: object.namespace });
+    this.#objectDuration.observe(state.labels, seconds);
+    state.timed = true;
+    this.#objects.setResult(state, result);
   }
 
   /** Records how long one step of a reconcile took. */
@@ -296,28 +289,21 @@ export class Metrics {
 
   /** Exports whether an object is suspended and its one `gotk_resource_info` series, replacing the last one. */
   setResourceInfo(kind: string, namespace: string, name: string, info: ResourceInfo): void {
-    const object = { kind, name, namespace };
-    this.#suspend.set(object, info.suspended ? 1 : 0);
-    this.#track(object, 'suspend');
-    const labels: InfoLabels = {
-      ...object,
+    const state = this.#objects.state({ kind, name, namespace });
+    state.suspended = info.suspended;
+    state.info = {
       ready: info.ready,
       suspended: String(info.suspended),
       revision: info.revision,
       source_kind: info.sourceKind,
       source_name: info.sourceName,
     };
-    const key = objectId(kind, namespace, name);
-    const previous = this.#infoLabels.get(key);
-    if (previous && JSON.stringify(previous) !== JSON.stringify(labels)) this.#info.remove(previous);
-    this.#info.set(labels, 1);
-    this.#infoLabels.set(key, labels);
   }
 
   /** Records one webhook-to-applied latency of a Kustomization. */
   observePushToApplied(namespace: string, name: string, seconds: number): void {
     this.#pushToApplied.observe({ name, namespace }, seconds);
-    this.#track({ kind: 'Kustomization', name, namespace }, 'push');
+    this.#objects.state({ kind: 'Kustomization', name, namespace }).pushed = true;
   }
 
   /** Counts one render cache lookup. */
@@ -334,44 +320,19 @@ export class Metrics {
    * object no longer has are removed.
    */
   setConditions(kind: string, namespace: string, name: string, conditions: readonly ConditionLike[]): void {
-    const key = objectId(kind, namespace, name);
-    const previous = this.#objects.get(key) ?? new Map<string, Set<string>>();
-    const current = new Map<string, Set<string>>();
-    for (const { type, status } of conditions) {
-      const statuses = new Set(CONDITION_STATUSES);
-      statuses.add(status);
-      for (const s of previous.get(type) ?? []) statuses.add(s);
-      for (const s of statuses) {
-        this.#condition.set({ kind, namespace, name, type, status: s }, s === status ? 1 : 0);
-        this.#objectCondition.set({ kind, namespace, name, type, status: s }, s === status ? 1 : 0);
-      }
-      current.set(type, statuses);
-    }
-    for (const [type, statuses] of previous) {
-      if (!current.has(type)) this.#removeType(kind, namespace, name, type, statuses);
-    }
-    if (current.size > 0) this.#objects.set(key, current);
-    else this.#objects.delete(key);
+    const labels = { kind, name, namespace };
+    if (conditions.length === 0 && !this.#objects.find(labels)) return;
+    this.#objects.setConditions(this.#objects.state(labels), conditions);
   }
 
   /** Forgets every series of an object that is gone, so deleted objects do not linger as stale series. */
   deleteObject(kind: string, namespace: string, name: string): void {
-    const key = objectId(kind, namespace, name);
-    for (const [type, statuses] of this.#objects.get(key) ?? []) {
-      this.#removeType(kind, namespace, name, type, statuses);
-    }
-    this.#objects.delete(key);
-    const object = { kind, name, namespace };
-    for (const metric of this.#perObject.get(key) ?? []) {
-      if (metric === 'duration') this.#objectDuration.remove(object);
-      else if (metric === 'suspend') this.#suspend.remove(object);
-      else if (metric === 'push') this.#pushToApplied.remove({ name, namespace });
-      else for (const result of RESULTS) this.#lastResult.remove({ ...object, result });
-    }
-    this.#perObject.delete(key);
-    const info = this.#infoLabels.get(key);
-    if (info) this.#info.remove(info);
-    this.#infoLabels.delete(key);
+    const labels = { kind, name, namespace };
+    const state = this.#objects.find(labels);
+    if (!state) return;
+    if (state.timed) this.#objectDuration.remove(state.labels);
+    if (state.pushed) this.#pushToApplied.remove({ name, namespace });
+    this.#objects.delete(labels);
   }
 
   /** Records one API request; `code` is the HTTP status, or `error` when the request got no answer. */
@@ -388,24 +349,6 @@ export class Metrics {
   render(): Promise<string> {
     return this.registry.metrics();
   }
-
-  #removeType(kind: string, namespace: string, name: string, type: string, statuses: Set<string>): void {
-    for (const status of statuses) {
-      this.#condition.remove({ kind, namespace, name, type, status });
-      this.#objectCondition.remove({ kind, namespace, name, type, status });
-    }
-  }
-
-  #track(object: ObjectLabels, ...metrics: ('duration' | 'result' | 'suspend' | 'push')[]): void {
-    const key = objectId(object.kind, object.namespace, object.name);
-    const set = this.#perObject.get(key) ?? new Set();
-    for (const m of metrics) set.add(m);
-    this.#perObject.set(key, set);
-  }
-}
-
-function objectId(kind: string, namespace: string, name: string): string {
-  return `${kind}\u0000${namespace}\u0000${name}`;
 }
 
 /** The metrics table for `docs/operations.md`. */
