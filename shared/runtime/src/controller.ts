@@ -263,6 +263,7 @@ export class Controller<T extends MooringObject> {
         this.#written.delete(key);
         return;
       }
+      this.#unseenWrite(e.object);
       if (e.type === 'added' || (e.old && needsReconcile(e.old, e.object))) this.queue.add(key);
       this.#o.metrics?.setQueueDepth(this.#r.kind, this.queue.pending);
     });
@@ -441,16 +442,16 @@ export class Controller<T extends MooringObject> {
     const before = structuredClone(status);
     // What the API server holds now: progress writes move it, the final write compares against it.
     let written = before;
+    // The version `written` is stored at (what the reconcile built on, then its own last write):
+    // the precondition of a conditional save. Without one there is nothing to make it conditional on.
+    let writtenAt = base.resourceVersion;
     const ctx = this.#context(current, status, log, async (ifUnchanged) => {
-      // The version `written` is stored at, as far as this controller knows (its own last write,
-      // else what the reconcile built on): the precondition of a conditional save. Without one
-      // there is nothing to make the write conditional on.
-      const writtenAt = this.#baseOf(current).resourceVersion;
       if (ifUnchanged && writtenAt === undefined) return false;
       const saved = await this.#writeStatus(current, written, status, ifUnchanged ? writtenAt : undefined);
       if (saved === 'conflict' || (ifUnchanged && (saved === 'unchanged' || !saved.resourceVersion)))
         return false;
       written = structuredClone(status);
+      if (saved !== 'unchanged') writtenAt = saved.resourceVersion;
       return true;
     });
     const generation = current.metadata.generation;
@@ -595,15 +596,29 @@ export class Controller<T extends MooringObject> {
    * stored at.
    */
   #baseOf(obj: T): { status: MooringStatus; resourceVersion: string | undefined } {
+    const mine = this.#unseenWrite(obj);
+    if (!mine) return { status: obj.status ?? {}, resourceVersion: obj.metadata.resourceVersion };
+    return { status: mine.status, resourceVersion: mine.resourceVersion };
+  }
+
+  /**
+   * This controller's last status write of `obj` if `obj` (the informer's copy) is older than it;
+   * forgotten once a copy at or after it arrives, or the object was made anew, so the record of
+   * a thousand settled objects' statuses is not kept until each one's next reconcile.
+   */
+  #unseenWrite(obj: T): WrittenStatus | undefined {
     const key = objectKey(obj);
     const mine = this.#written.get(key);
-    const cached = { status: obj.status ?? {}, resourceVersion: obj.metadata.resourceVersion };
-    if (!mine || mine.uid !== obj.metadata.uid) return cached;
-    if (!isOlderVersion(obj.metadata.resourceVersion, mine.resourceVersion)) {
-      this.#written.delete(key);
-      return cached;
-    }
-    return { status: mine.status, resourceVersion: mine.resourceVersion };
+    if (!mine) return undefined;
+    if (mine.uid === obj.metadata.uid && isOlderVersion(obj.metadata.resourceVersion, mine.resourceVersion))
+      return mine;
+    this.#written.delete(key);
+    return undefined;
+  }
+
+  /** Status writes whose object the informer has not delivered yet (for tests). */
+  get unseenStatusWrites(): number {
+    return this.#written.size;
   }
 
   /**
@@ -636,8 +651,12 @@ export class Controller<T extends MooringObject> {
       try {
         const saved = await this.#o.client.applyStatus(body, { fieldManager: FIELD_MANAGER, force: true });
         const { uid, resourceVersion } = (saved as KubeObject).metadata;
-        if (uid && resourceVersion)
+        if (uid && resourceVersion) {
           this.#written.set(objectKey(obj), { uid, resourceVersion, status: structuredClone(after) });
+          // The watch may have delivered the write before its response came.
+          const cached = this.informer.get(objectKey(obj));
+          if (cached) this.#unseenWrite(cached);
+        }
         return { resourceVersion };
       } catch (err) {
         if (err instanceof ApiError && err.isNotFound) return { resourceVersion: undefined };

@@ -36,7 +36,7 @@ async function startWith(
   reconciler: ReturnType<typeof toyReconciler>,
   namespace: string,
   options: Partial<ConstructorParameters<typeof Controller<Toy>>[1]> = {},
-): Promise<void> {
+): Promise<Controller<Toy>> {
   const controller = new Controller<Toy>(reconciler, {
     client,
     namespace,
@@ -47,6 +47,7 @@ async function startWith(
   });
   await controller.start();
   t.after(() => controller.stop(1_000));
+  return controller;
 }
 
 /** A controller for the toy kind, scoped to one test's namespace and stopped when the test ends. */
@@ -375,12 +376,23 @@ describe('Controller with a toy reconciler on the real API server', () => {
         return { message: `reconcile ${n}` };
       },
     };
-    await startWith(t, reconciler, ns, { client: lagging });
+    const controller = await startWith(t, reconciler, ns, { client: lagging });
     await client.create(toy(ns, 'kept', { interval: '1s' }));
     const live = await eventually('three reconciles written', async () => {
       const obj = await getToy(ns, 'kept');
       return ready(obj)?.message === 'reconcile 3' ? obj : undefined;
     });
     assert.equal(live.status?.note, 'set by the first reconcile');
+    // The write the watch never delivered is what the next reconcile builds on: it is kept.
+    assert.equal(controller.unseenStatusWrites, 1);
+  });
+
+  test('forgets the statuses it wrote once the watch delivers them, so settled objects hold no copy', async (t) => {
+    const ns = await testNamespace(t, 'written-seen');
+    const controller = await startWith(t, toyReconciler(), ns);
+    for (const name of ['one', 'two', 'three']) await client.create(toy(ns, name, { interval: '1h' }));
+    for (const name of ['one', 'two', 'three'])
+      await eventually(`${name} Ready`, async () => ready(await getToy(ns, name))?.status === 'True');
+    await eventually('no status write left unseen', async () => controller.unseenStatusWrites === 0);
   });
 });
