@@ -159,6 +159,31 @@ test('Kustomizations on sources of one digest build once, each with its own vari
   assert.deepEqual(app(other).data, { greeting: 'hola', size: '2x' });
 });
 
+test('each reconcile gets its own copy of a kept render: what one changes, the next does not see', async (t) => {
+  const dir = await tree(t);
+  const base = await spec();
+  const artifact = await serve(t, dir);
+  const artifacts = new CountingArtifacts();
+  const cache = new RenderCache(16, artifacts);
+  const signal = AbortSignal.timeout(60_000);
+  const inputs = { ...base, artifact };
+  const first = await cache.get(inputs, signal);
+  const app = (r: Rendered) => r.manifests.find((m) => m.metadata.name === 'p-app')!;
+  // What the apply steps do to their copy (labels, a namespace) must not reach the cache.
+  app(first).data = { greeting: 'changed' };
+  first.manifests.pop();
+  const again = await cache.get(inputs, signal);
+  assert.equal(artifacts.gets, 1, 'the second get is a hit');
+  assert.equal(again.digest, first.digest);
+  assert.equal(again.manifests.length, first.manifests.length + 1);
+  assert.deepEqual(app(again).data, { greeting: 'hello', size: '2x' });
+  // Another owner finishes the same kept build: the first render's finishing did not change it.
+  const other = await cache.get({ ...inputs, owner: { name: 'other', namespace: 'flux-system' } }, signal);
+  assert.equal(artifacts.gets, 1);
+  assert.equal(app(other).metadata.labels?.['kustomize.mooring.dev/name'], 'other');
+  assert.deepEqual(app(other).data, { greeting: 'hello', size: '2x' });
+});
+
 test('a caller that stops waiting does not fail the shared build for the others', async (t) => {
   const dir = await tree(t);
   const base = await spec();
