@@ -129,11 +129,42 @@ export function jitter(ms: number, fraction = 0.1, random: () => number = Math.r
  * Here the timer holds its controller until it fires; unref'd, it keeps no process alive.
  */
 export function timeoutSignal(ms: number): AbortSignal {
+  return clearableTimeout(ms).signal;
+}
+
+/**
+ * A signal that aborts when `parent` does, until `detach` is called. Linked by hand, not with
+ * AbortSignal.any: on Node 20 every AbortSignal.any call adds an entry to each input's set of
+ * dependants that is never taken out again, so each reconcile that combined the controller's
+ * lifelong stop signal with a deadline of its own grew that set by one, for good (6,000 entries
+ * after five no-op passes over 1,000 Kustomizations). A reconcile's combinations now hang off a
+ * signal of its own, which is garbage once the reconcile has ended and let go of `parent`.
+ */
+export function childSignal(parent: AbortSignal): { signal: AbortSignal; detach(): void } {
+  const controller = new AbortController();
+  if (parent.aborted) {
+    controller.abort(parent.reason);
+    return { signal: controller.signal, detach: () => {} };
+  }
+  const follow = () => controller.abort(parent.reason);
+  parent.addEventListener('abort', follow, { once: true });
+  return { signal: controller.signal, detach: () => parent.removeEventListener('abort', follow) };
+}
+
+/**
+ * As {@link timeoutSignal}, with a `clear` for when the work ends first: the timer, and the signal
+ * it holds, are gone then instead of living on until the deadline. A Kustomization's deadline is
+ * its spec.timeout, its interval by default, so each no-op reconcile left a timer for up to an hour
+ * (3,957 of them after five no-op passes over 1,000 Kustomizations).
+ */
+export function clearableTimeout(ms: number): { signal: AbortSignal; clear(): void } {
   const delay = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;
   const controller = new AbortController();
-  const timeout = new DOMException('The operation was aborted due to timeout', 'TimeoutError');
-  const timer: { unref?: () => void } = setTimeout(() => controller.abort(timeout), delay);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
+    delay,
+  );
   // Optional: the simulation's clock replaces setTimeout with timers that hold nothing open.
-  timer.unref?.();
-  return controller.signal;
+  (timer as { unref?: () => void }).unref?.();
+  return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }

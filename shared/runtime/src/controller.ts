@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.ts';
-import { type Clock, jitter, systemClock } from './clock.ts';
+import { type Clock, childSignal, jitter, systemClock } from './clock.ts';
 import {
   type Condition,
   conditionsEqual,
@@ -369,8 +369,11 @@ export class Controller<T extends MooringObject> {
     });
     const started = this.#clock.now();
     let outcome: ReconcileOutcome = 'success';
+    // The reconcile's own stop signal: what it combines with AbortSignal.any hangs off this one,
+    // which is let go when the reconcile ends, not off the controller's lifelong one.
+    const stop = childSignal(this.#hardStop.signal);
     try {
-      outcome = await this.#reconcileObject(obj, log);
+      outcome = await this.#reconcileObject(obj, log, stop.signal);
     } catch (err) {
       // Only status writes and finalizer edits get here; the reconcile's own errors are handled inside.
       outcome = 'error';
@@ -382,6 +385,7 @@ export class Controller<T extends MooringObject> {
         ? { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }
         : undefined;
       this.#o.metrics?.observeReconcile(this.#r.kind, outcome, (this.#clock.now() - started) / 1000, object);
+      stop.detach();
     }
   }
 
@@ -389,6 +393,7 @@ export class Controller<T extends MooringObject> {
     obj: T,
     status: MooringStatus,
     log: RuntimeLogger,
+    signal: AbortSignal,
     save: (ifUnchanged: boolean) => Promise<boolean> = async () => false,
   ): ReconcileContext {
     const now = () => new Date(this.#clock.now());
@@ -414,7 +419,7 @@ export class Controller<T extends MooringObject> {
       event: (severity, reason, message, metadata) =>
         this.#o.events?.record(obj, { severity, reason, message, metadata }),
       log,
-      signal: this.#hardStop.signal,
+      signal,
       now,
       metrics: this.#o.metrics,
       cache: this.#cache,
@@ -425,10 +430,10 @@ export class Controller<T extends MooringObject> {
     };
   }
 
-  async #reconcileObject(obj: T, log: RuntimeLogger): Promise<ReconcileOutcome> {
+  async #reconcileObject(obj: T, log: RuntimeLogger, signal: AbortSignal): Promise<ReconcileOutcome> {
     const key = objectKey(obj);
     if (obj.metadata.deletionTimestamp) {
-      await this.#finalize(obj, log);
+      await this.#finalize(obj, log, signal);
       return 'success';
     }
     if (obj.spec?.suspend) {
@@ -445,7 +450,7 @@ export class Controller<T extends MooringObject> {
     // The version `written` is stored at (what the reconcile built on, then its own last write):
     // the precondition of a conditional save. Without one there is nothing to make it conditional on.
     let writtenAt = base.resourceVersion;
-    const ctx = this.#context(current, status, log, async (ifUnchanged) => {
+    const ctx = this.#context(current, status, log, signal, async (ifUnchanged) => {
       if (ifUnchanged && writtenAt === undefined) return false;
       const saved = await this.#writeStatus(current, written, status, ifUnchanged ? writtenAt : undefined);
       if (saved === 'conflict' || (ifUnchanged && (saved === 'unchanged' || !saved.resourceVersion)))
@@ -672,12 +677,12 @@ export class Controller<T extends MooringObject> {
     return this.#setFinalizers(obj, [...(obj.metadata.finalizers ?? []), f]);
   }
 
-  async #finalize(obj: T, log: RuntimeLogger): Promise<void> {
+  async #finalize(obj: T, log: RuntimeLogger, signal: AbortSignal): Promise<void> {
     const f = this.#r.finalizer;
     if (!f || !obj.metadata.finalizers?.includes(f)) return;
     if (this.#r.finalize) {
       const status = structuredClone(obj.status ?? {});
-      await this.#r.finalize(obj, this.#context(obj, status, log));
+      await this.#r.finalize(obj, this.#context(obj, status, log, signal));
     }
     await this.#setFinalizers(
       obj,

@@ -3,10 +3,11 @@
 // collected with its timer, so a reconcile's spec.timeout never fired (a hook wait outlived a 30 s
 // timeout by 8 minutes).
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { timeoutSignal } from './clock.ts';
+import { childSignal, clearableTimeout, timeoutSignal } from './clock.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -36,4 +37,31 @@ test('the timer holds no process open', async () => {
   timeoutSignal(24 * 24 * 3600_000);
   const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
   assert.equal(timers, before, 'an unref’d timer is not an active resource');
+});
+
+test('a cleared timeout never aborts; one not cleared does, as a TimeoutError', async () => {
+  const cleared = clearableTimeout(30);
+  cleared.clear();
+  const kept = clearableTimeout(30);
+  // Generous: only whether each fires is asserted, not when.
+  const deadline = Date.now() + 30_000;
+  while (!kept.signal.aborted && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal((kept.signal.reason as DOMException).name, 'TimeoutError');
+  assert.equal(cleared.signal.aborted, false);
+});
+
+test('a child signal follows its parent until detached, and leaves no listener on it', () => {
+  const parent = new AbortController();
+  // A thousand reconciles come and go on one controller's stop signal.
+  for (let i = 0; i < 1000; i++) childSignal(parent.signal).detach();
+  assert.equal(getEventListeners(parent.signal, 'abort').length, 0);
+  const detached = childSignal(parent.signal);
+  detached.detach();
+  const live = childSignal(parent.signal);
+  parent.abort(new Error('shutting down'));
+  assert.equal((live.signal.reason as Error).message, 'shutting down');
+  assert.equal(detached.signal.aborted, false);
+  // A child of a parent already stopped starts stopped.
+  assert.equal(childSignal(parent.signal).signal.aborted, true);
 });
