@@ -49,6 +49,9 @@ test('two builds of the same tree give the same digest, and the image runs as ui
     'https://github.com/mooring-dev/mooring',
   );
   assert.ok(config.config.Env.includes('MOORING_HELM_WASM=/app/bin/mooring-helm.wasm'));
+  // The runtime settings the memory benches measured the bundles with.
+  assert.ok(config.config.Env.includes('MALLOC_ARENA_MAX=2'));
+  assert.ok(config.config.Env.includes('NODE_OPTIONS=--max-semi-space-size=8'));
 
   // Every entry of every layer: owned by uid/gid 0 with no names, and stamped with the commit time.
   const commitTime = Number(

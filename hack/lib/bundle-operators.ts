@@ -19,6 +19,21 @@ export const OPERATOR_ENTRIES: Readonly<Record<string, string>> = {
   'all-in-one': 'operators/all-in-one/src/main.ts',
 };
 
+/**
+ * What the bundles run with, beside their flags: the image's environment, and what the benches that
+ * measure a bundle start it with, so their figures are a cluster's. Measured with the noop-passes
+ * bench at 1,000 Kustomizations (docs/benchmarks.md):
+ * - `MALLOC_ARENA_MAX=2`: glibc gives each thread that allocates an arena of its own, and what
+ *   libuv's threads (files, zlib, crypto) and the TLS sockets left resident was about 30 MB of a
+ *   converged operator's native memory.
+ * - `--max-semi-space-size=8`: V8 let the young generation grow to 32 MB under load and kept it
+ *   while idle; 16 MB costs no measurable CPU here and V8 then gives idle memory back.
+ */
+export const BUNDLE_RUNTIME_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: '2',
+  NODE_OPTIONS: '--max-semi-space-size=8',
+};
+
 /** The in-cluster web UI (config/ui), `dist/ui.mjs`, with its page prebuilt into `dist/ui-page/`. */
 export const UI_ENTRY: Readonly<Record<string, string>> = { ui: 'cli/src/ui/in-cluster-main.ts' };
 

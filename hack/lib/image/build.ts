@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { bundleOperators } from '../bundle-operators.ts';
+import { BUNDLE_RUNTIME_ENV, bundleOperators } from '../bundle-operators.ts';
 import { repoRoot } from '../control-plane.ts';
 import { type DebianLock, fetchPackages, unpackPackages } from './debian-packages.ts';
 import { type Layer, layerFromDir } from './layer.ts';
@@ -197,6 +197,7 @@ export async function buildImage(options: BuildOptions): Promise<BuildResult> {
           'MOORING_HELM_WASM=/app/bin/mooring-helm.wasm',
           // The in-cluster UI's page, prebuilt by the bundle step (config/ui runs dist/ui.mjs).
           'MOORING_UI_PAGE_DIR=/app/dist/ui-page',
+          ...Object.entries(BUNDLE_RUNTIME_ENV).map(([name, value]) => `${name}=${value}`),
         ],
         // tini as PID 1 reaps what git and ssh leave behind; the Deployments name it in `command`.
         Entrypoint: ['/usr/bin/tini', '--'],

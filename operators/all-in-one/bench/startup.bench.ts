@@ -9,7 +9,12 @@ import { type AddressInfo, createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bundleOperators, DEFAULT_APP_DIR, OPERATOR_ENTRIES } from '../../../hack/lib/bundle-operators.ts';
+import {
+  BUNDLE_RUNTIME_ENV,
+  bundleOperators,
+  DEFAULT_APP_DIR,
+  OPERATOR_ENTRIES,
+} from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 
 const OPERATORS = ['source', 'kustomize', 'notification', 'image-automation'] as const;
@@ -83,6 +88,8 @@ async function startOnce(
   const started = process.hrtime.bigint();
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
+    // A bundle runs as the image runs it (its environment).
+    env: way === 'tsx' ? process.env : { ...process.env, ...BUNDLE_RUNTIME_ENV },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
