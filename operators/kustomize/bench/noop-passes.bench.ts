@@ -8,16 +8,17 @@
 // /metrics, and its RSS after the pass; and the RSS it holds per 1,000 tracked objects (converged
 // minus idle).
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KUSTOMIZE_API_VERSION, RECONCILE_REQUESTED_AT_ANNOTATION, SOURCE_API_VERSION } from '@mooring/api';
 import { KubeClient, type KubeObject } from '@mooring/runtime';
 import { GitServer, uniqueName } from '@mooring/test/harness';
-import { bundleOperators } from '../../../hack/lib/bundle-operators.ts';
+import { BUNDLE_RUNTIME_ENV, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 import { freePort } from '../../../hack/lib/processes.ts';
 import { removeNamespace } from '../../../hack/lib/remove-namespace.ts';
+import { cpuSecondsOf } from './flux-shape.ts';
 import { type HeapGroup, summariseHeap } from './heap-summary.ts';
 
 const N = Number(process.env.MOORING_BENCH_SIZE ?? 1000);
@@ -128,8 +129,18 @@ async function liveHeap(
   if (!file) throw new Error('no heap snapshot within 5 minutes');
   await metricsText(port);
   const { totalBytes, groups } = await summariseHeap(join(dir, file));
+  // Kept for a closer look (a dominator tree in DevTools) when asked.
+  const keep = process.env.MOORING_BENCH_KEEP_SNAPSHOTS;
+  if (keep) await copyFile(join(dir, file), join(keep, file));
   await rm(join(dir, file), { force: true });
   return { totalMb: totalBytes / 1024 / 1024, groups };
+}
+
+/** RSS split into anonymous memory (heaps, buffers) and pages of files (the node binary's code). */
+async function rssPartsMb(pid: number): Promise<{ anon: number; file: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+  return { anon: kb('RssAnon') / 1024, file: (kb('RssFile') + kb('RssShmem')) / 1024 };
 }
 
 async function rssMb(pid: number): Promise<number> {
@@ -214,7 +225,8 @@ try {
       '--log-level',
       'error',
     ],
-    { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] },
+    // As the image runs it (its environment), so the memory figures are a cluster's.
+    { cwd: repoRoot, env: { ...process.env, ...BUNDLE_RUNTIME_ENV }, stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const pid = proc.pid!;
   for (let i = 0; ; i++) {
@@ -230,6 +242,8 @@ try {
   }
   await sleep(5000);
   const idleRss = await rssMb(pid);
+  const idleParts = await rssPartsMb(pid);
+  const idleCpu = await cpuSecondsOf(pid);
   const idleCommitted = await heapStats(metrics);
   await client.create({
     apiVersion: SOURCE_API_VERSION,
@@ -263,8 +277,10 @@ try {
     (k) => Boolean(k.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')),
     'convergence',
   );
+  const convergeCpu = (await cpuSecondsOf(pid)) - idleCpu;
   await sleep(5000);
   const convergedRss = await rssMb(pid);
+  const convergedParts = await rssPartsMb(pid);
   const convergedCommitted = await heapStats(metrics);
   const convergedHeap = convergedCommitted.usedMb;
   // The same a while later, with nothing to do: whether V8 gives back what convergence made it grow
@@ -278,7 +294,7 @@ try {
   // RSS starts from here, not from convergedRss.
   const afterSnapshotRss = await rssMb(pid);
   log(
-    `${N} converged in ${(convergeMs / 1000).toFixed(1)} s; RSS idle ${idleRss.toFixed(0)} MB, converged ${convergedRss.toFixed(0)} MB`,
+    `${N} converged in ${(convergeMs / 1000).toFixed(1)} s (${convergeCpu.toFixed(1)} CPU s); RSS idle ${idleRss.toFixed(0)} MB, converged ${convergedRss.toFixed(0)} MB (anonymous ${idleParts.anon.toFixed(0)} -> ${convergedParts.anon.toFixed(0)} MB, files ${idleParts.file.toFixed(0)} -> ${convergedParts.file.toFixed(0)} MB)`,
   );
 
   const passes: {
@@ -336,7 +352,11 @@ try {
 What: ${N} Kustomizations, each applying 4 objects (ServiceAccount, ConfigMap, Service, Deployment with 0
 replicas) from one GitRepository with Flux's benchmark's \`wait: true\`, \`timeout: 1m\` and
 \`serviceAccountName\` (bound to \`admin\`), converge on the all-in-one bundle (\`--only source,kustomize\`,
-\`--concurrent 20\`, client limit 1000/2000) against a control plane with workloads
+\`--concurrent 20\`, client limit 1000/2000, with the image's environment: ${Object.entries(
+    BUNDLE_RUNTIME_ENV,
+  )
+    .map(([k, v]) => `\`${k}=${v}\``)
+    .join(', ')}) against a control plane with workloads
 (kube-controller-manager at 200 QPS rolls the Deployments out). Then, ${PASSES} times, every
 Kustomization gets a new \`${RECONCILE_REQUESTED_AT_ANNOTATION}\` with nothing new in Git and nothing
 drifted; a pass ends when every \`status.lastHandledReconcileAt\` carries its value (3 s more are
@@ -357,6 +377,8 @@ converged (V8 heap used ${convergedHeap.toFixed(0)} MB), tracking ${tracked.toLo
 source): ${(((convergedRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000 tracked objects. V8 had committed
 ${idleCommitted.totalMb.toFixed(0)} MB idle (${idleCommitted.newSpaceMb.toFixed(0)} MB of it the young generation) and ${convergedCommitted.totalMb.toFixed(0)} MB converged
 (${convergedCommitted.newSpaceMb.toFixed(0)} MB young): the rest of the RSS is native (code, buffers, glibc's arenas).
+Of the RSS, anonymous memory went from ${idleParts.anon.toFixed(0)} to ${convergedParts.anon.toFixed(0)} MB and pages of files (the node binary's
+code as it is first run) from ${idleParts.file.toFixed(0)} to ${convergedParts.file.toFixed(0)} MB; the figure above counts both.
 ${SETTLE_MS / 1000} s later, with nothing to do, RSS was ${settledRss.toFixed(0)} MB (${(((settledRss - idleRss) * 1000) / tracked).toFixed(1)} MB per 1,000
 tracked objects) and V8 had committed ${settledCommitted.totalMb.toFixed(0)} MB (${settledCommitted.newSpaceMb.toFixed(0)} MB young). The live heap
 (a heap snapshot, which V8 takes after a full collection) was ${convergedLive.totalMb.toFixed(1)} MB converged and
