@@ -123,13 +123,25 @@ class CountingArtifacts extends ArtifactCache {
   }
 }
 
-test('Kustomizations on sources of one digest build once, each with its own variables and owner, and a different reader builds again', async (t) => {
-  const dir = await tree(t);
+/** The tree served as an artifact, and a render cache that counts the artifact fetches it makes. */
+async function countedCache(t: import('node:test').TestContext) {
   const base = await spec();
-  const artifact = await serve(t, dir);
+  const artifact = await serve(t, await tree(t));
   const artifacts = new CountingArtifacts();
-  const cache = new RenderCache(16, artifacts);
-  const signal = AbortSignal.timeout(60_000);
+  return {
+    base,
+    artifact,
+    artifacts,
+    cache: new RenderCache(16, artifacts),
+    signal: AbortSignal.timeout(60_000),
+  };
+}
+
+/** The rendered ConfigMap of the tree. */
+const app = (r: Rendered) => r.manifests.find((m) => m.metadata.name === 'p-app')!;
+
+test('Kustomizations on sources of one digest build once, each with its own variables and owner, and a different reader builds again', async (t) => {
+  const { base, artifact, artifacts, cache, signal } = await countedCache(t);
   const reader = '{"impersonate":{"user":"system:serviceaccount:flux-system:deployer"}}';
   const as = (name: string, greeting: string, url: string, who = reader): RenderInputs => ({
     ...base,
@@ -144,7 +156,6 @@ test('Kustomizations on sources of one digest build once, each with its own vari
     cache.get(as('two', 'bonjour', `${artifact.url}?second-source`), signal),
   ]);
   assert.equal(artifacts.gets, 1, 'one build for both');
-  const app = (r: Rendered) => r.manifests.find((m) => m.metadata.name === 'p-app')!;
   assert.deepEqual(app(one).data, { greeting: 'hello', size: '2x' });
   assert.deepEqual(app(two).data, { greeting: 'bonjour', size: '2x' });
   assert.equal(app(one).metadata.labels?.['kustomize.mooring.dev/name'], 'one');
@@ -160,15 +171,9 @@ test('Kustomizations on sources of one digest build once, each with its own vari
 });
 
 test('each reconcile gets its own copy of a kept render: what one changes, the next does not see', async (t) => {
-  const dir = await tree(t);
-  const base = await spec();
-  const artifact = await serve(t, dir);
-  const artifacts = new CountingArtifacts();
-  const cache = new RenderCache(16, artifacts);
-  const signal = AbortSignal.timeout(60_000);
+  const { base, artifact, artifacts, cache, signal } = await countedCache(t);
   const inputs = { ...base, artifact };
   const first = await cache.get(inputs, signal);
-  const app = (r: Rendered) => r.manifests.find((m) => m.metadata.name === 'p-app')!;
   // What the apply steps do to their copy (labels, a namespace) must not reach the cache.
   app(first).data = { greeting: 'changed' };
   first.manifests.pop();
