@@ -154,8 +154,8 @@ export function childSignal(parent: AbortSignal): { signal: AbortSignal; detach(
 /**
  * As {@link timeoutSignal}, with a `clear` for when the work ends first: the timer, and the signal
  * it holds, are gone then instead of living on until the deadline. A Kustomization's deadline is
- * its spec.timeout, its interval by default, so each no-op reconcile left a timer for up to an hour
- * (3,957 of them after five no-op passes over 1,000 Kustomizations).
+ * its spec.timeout (its interval less 30 s by default), so each reconcile left a timer for that
+ * long: 3,957 live after five no-op passes over 1,000 Kustomizations with a 1m timeout.
  */
 export function clearableTimeout(ms: number): { signal: AbortSignal; clear(): void } {
   const delay = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;
