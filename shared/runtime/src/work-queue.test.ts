@@ -316,3 +316,31 @@ test('rejects nonsensical options', () => {
   assert.throws(() => new WorkQueue({ baseDelayMs: 0 }), /invalid work queue options/);
   assert.throws(() => new WorkQueue({ baseDelayMs: Number.NaN }), /invalid work queue options/);
 });
+
+test('pending, counted as keys move, always equals the distinct keys ready, delayed or processing', async () => {
+  // A seeded walk through every way a key moves: add, the delays, taking, done, timers firing.
+  let seed = 7;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const { clock, q } = queue();
+  const keys = ['a', 'b', 'c', 'd', 'e'];
+  const taken: string[] = [];
+  for (let step = 0; step < 20_000; step++) {
+    const key = keys[Math.floor(random() * keys.length)]!;
+    const op = Math.floor(random() * 7);
+    if (op === 0) q.add(key);
+    else if (op === 1) q.addAfter(key, MIN_REQUEUE_MS * (1 + Math.floor(random() * 3)));
+    else if (op === 2) q.addRateLimited(key);
+    else if (op === 3 && q.length > 0) {
+      const got = await q.get();
+      if (got !== undefined) taken.push(got);
+    } else if (op === 4 && taken.length > 0) q.done(taken.splice(Math.floor(random() * taken.length), 1)[0]!);
+    else if (op === 5) clock.advance(Math.floor(random() * 2 * MIN_REQUEUE_MS));
+    else if (op === 6) q.forget(key);
+    assert.equal(q.pending, q.pendingByScan(), `step ${step}`);
+  }
+  q.shutDown();
+  assert.equal(q.pending, q.pendingByScan());
+});

@@ -75,6 +75,8 @@ export class WorkQueue {
   readonly #delayed = new Map<string, { at: number; timer: TimerHandle }>();
   readonly #failures = new Map<string, number>();
   readonly #waiters: Waiter[] = [];
+  /** Keys both delayed and processing, so `pending` counts them once without a scan. */
+  #delayedAndProcessing = 0;
   #shutDown = false;
 
   constructor(options: WorkQueueOptions = {}) {
@@ -162,6 +164,7 @@ export class WorkQueue {
   /** Marks `key` as no longer processing; if it was added meanwhile, it is ready again. */
   done(key: string): void {
     if (!this.#processing.delete(key)) return;
+    if (this.#delayed.has(key)) this.#delayedAndProcessing--;
     const lane = this.#dirty.get(key);
     this.#dirty.delete(key);
     if (lane && !this.#shutDown) this.#enqueue(key, lane);
@@ -173,6 +176,7 @@ export class WorkQueue {
     this.#shutDown = true;
     for (const { timer } of this.#delayed.values()) this.#clock.clearTimeout(timer);
     this.#delayed.clear();
+    this.#delayedAndProcessing = 0;
     this.#changed.clear();
     this.#due.clear();
     this.#dirty.clear();
@@ -191,11 +195,19 @@ export class WorkQueue {
     return this.#changed.size + this.#due.size;
   }
 
-  /** Distinct keys ready, delayed or processing: the queue-depth metric. */
+  /**
+   * Distinct keys ready, delayed or processing: the queue-depth metric, read on every informer
+   * event, so counted as keys move rather than by a scan of the delayed ones (2 % of an operator's
+   * CPU at 1,000 Kustomizations). A ready key is never delayed: `add` cancels the delay and a
+   * delay's timer removes it before the key is made ready.
+   */
   get pending(): number {
-    let delayedOnly = 0;
-    for (const key of this.#delayed.keys()) if (!this.#processing.has(key)) delayedOnly++;
-    return this.length + this.#processing.size + delayedOnly;
+    return this.length + this.#processing.size + this.#delayed.size - this.#delayedAndProcessing;
+  }
+
+  /** `pending` by its definition, a scan of every set (for tests of the count). */
+  pendingByScan(): number {
+    return new Set([...this.#changed, ...this.#due, ...this.#processing, ...this.#delayed.keys()]).size;
   }
 
   /** Makes `key` ready after `ms`, which callers keep within (0, MAX_REQUEUE_MS], so one timer holds it. */
@@ -207,9 +219,10 @@ export class WorkQueue {
     if (pending && pending.at <= at) return;
     if (pending) this.#clock.clearTimeout(pending.timer);
     const timer = this.#clock.setTimeout(() => {
-      this.#delayed.delete(key);
+      this.#forgetDelay(key);
       this.#enqueue(key, 'due');
     }, ms);
+    if (!pending && this.#processing.has(key)) this.#delayedAndProcessing++;
     this.#delayed.set(key, { at, timer });
   }
 
@@ -217,7 +230,11 @@ export class WorkQueue {
     const pending = this.#delayed.get(key);
     if (!pending) return;
     this.#clock.clearTimeout(pending.timer);
-    this.#delayed.delete(key);
+    this.#forgetDelay(key);
+  }
+
+  #forgetDelay(key: string): void {
+    if (this.#delayed.delete(key) && this.#processing.has(key)) this.#delayedAndProcessing--;
   }
 
   #enqueue(key: string, lane: Lane): void {
