@@ -34,6 +34,11 @@ export const BUNDLE_RUNTIME_ENV: Readonly<Record<string, string>> = {
   NODE_OPTIONS: '--max-semi-space-size=8',
 };
 
+/** This process's environment with the bundles' runtime settings: what a bench starts a bundle with. */
+export function bundleEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, ...BUNDLE_RUNTIME_ENV };
+}
+
 /** The in-cluster web UI (config/ui), `dist/ui.mjs`, with its page prebuilt into `dist/ui-page/`. */
 export const UI_ENTRY: Readonly<Record<string, string>> = { ui: 'cli/src/ui/in-cluster-main.ts' };
 

@@ -10,7 +10,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  BUNDLE_RUNTIME_ENV,
+  bundleEnv,
   bundleOperators,
   DEFAULT_APP_DIR,
   OPERATOR_ENTRIES,
@@ -89,7 +89,7 @@ async function startOnce(
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: repoRoot,
     // A bundle runs as the image runs it (its environment).
-    env: way === 'tsx' ? process.env : { ...process.env, ...BUNDLE_RUNTIME_ENV },
+    env: way === 'tsx' ? process.env : bundleEnv(),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {

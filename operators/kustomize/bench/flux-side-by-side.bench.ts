@@ -22,7 +22,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeClient } from '@mooring/runtime';
 import { TestRegistry } from '@mooring/test/harness';
-import { BUNDLE_RUNTIME_ENV, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
+import { bundleEnv, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { installCrds, locationAt, readCrds, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 import { freePort } from '../../../hack/lib/processes.ts';
 import {
@@ -138,7 +138,7 @@ async function startMooring(
       'info',
     ],
     // As the image runs it (its environment).
-    { cwd: repoRoot, env: { ...process.env, ...BUNDLE_RUNTIME_ENV }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: repoRoot, env: bundleEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   logTo(proc, join(logs, `mooring-${namespace}.log`));
   await waitHttp(`http://127.0.0.1:${metrics}/metrics`, 'Mooring', proc);

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { KUSTOMIZE_API_VERSION, RECONCILE_REQUESTED_AT_ANNOTATION, SOURCE_API_VERSION } from '@mooring/api';
 import { KubeClient, type KubeObject } from '@mooring/runtime';
 import { GitServer, uniqueName } from '@mooring/test/harness';
-import { BUNDLE_RUNTIME_ENV, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
+import { BUNDLE_RUNTIME_ENV, bundleEnv, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 import { freePort } from '../../../hack/lib/processes.ts';
 import { removeNamespace } from '../../../hack/lib/remove-namespace.ts';
@@ -136,16 +136,19 @@ async function liveHeap(
   return { totalMb: totalBytes / 1024 / 1024, groups };
 }
 
-/** RSS split into anonymous memory (heaps, buffers) and pages of files (the node binary's code). */
-async function rssPartsMb(pid: number): Promise<{ anon: number; file: number }> {
+/** RSS, and its split into anonymous memory (heaps, buffers) and pages of files (the node binary's code). */
+async function rssPartsMb(pid: number): Promise<{ total: number; anon: number; file: number }> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { anon: kb('RssAnon') / 1024, file: (kb('RssFile') + kb('RssShmem')) / 1024 };
+  return {
+    total: kb('VmRSS') / 1024,
+    anon: kb('RssAnon') / 1024,
+    file: (kb('RssFile') + kb('RssShmem')) / 1024,
+  };
 }
 
 async function rssMb(pid: number): Promise<number> {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
+  return (await rssPartsMb(pid)).total;
 }
 
 type Ks = KubeObject & {
@@ -226,7 +229,7 @@ try {
       'error',
     ],
     // As the image runs it (its environment), so the memory figures are a cluster's.
-    { cwd: repoRoot, env: { ...process.env, ...BUNDLE_RUNTIME_ENV }, stdio: ['ignore', 'ignore', 'inherit'] },
+    { cwd: repoRoot, env: bundleEnv(), stdio: ['ignore', 'ignore', 'inherit'] },
   );
   const pid = proc.pid!;
   for (let i = 0; ; i++) {
@@ -241,8 +244,8 @@ try {
     await sleep(200);
   }
   await sleep(5000);
-  const idleRss = await rssMb(pid);
   const idleParts = await rssPartsMb(pid);
+  const idleRss = idleParts.total;
   const idleCpu = await cpuSecondsOf(pid);
   const idleCommitted = await heapStats(metrics);
   await client.create({
@@ -279,8 +282,8 @@ try {
   );
   const convergeCpu = (await cpuSecondsOf(pid)) - idleCpu;
   await sleep(5000);
-  const convergedRss = await rssMb(pid);
   const convergedParts = await rssPartsMb(pid);
+  const convergedRss = convergedParts.total;
   const convergedCommitted = await heapStats(metrics);
   const convergedHeap = convergedCommitted.usedMb;
   // The same a while later, with nothing to do: whether V8 gives back what convergence made it grow

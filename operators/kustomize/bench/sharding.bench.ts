@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Informer, KubeClient } from '@mooring/runtime';
 import { TestRegistry } from '@mooring/test/harness';
-import { BUNDLE_RUNTIME_ENV, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
+import { bundleEnv, bundleOperators } from '../../../hack/lib/bundle-operators.ts';
 import { locationAt, repoRoot, up } from '../../../hack/lib/control-plane.ts';
 import { freePort } from '../../../hack/lib/processes.ts';
 import {
@@ -105,7 +105,7 @@ async function startReplica(
       'info',
     ],
     // As the image runs it (its environment).
-    { cwd: repoRoot, env: { ...process.env, ...BUNDLE_RUNTIME_ENV }, stdio: ['ignore', 'pipe', 'pipe'] },
+    { cwd: repoRoot, env: bundleEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   logTo(proc, join(logs, `shard-${shard}-${life}.log`));
   await waitHttp(`http://127.0.0.1:${metrics}/metrics`, `shard ${shard}`, proc);
