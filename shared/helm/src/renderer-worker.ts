@@ -9,12 +9,29 @@
 import { mkdtempSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { type ChartFiles, encodeRequest } from './chart-files.ts';
 import { HelmRenderError } from './errors.ts';
 import type { WasmModule } from './wasm-api.ts';
 
 const WORKER = new URL('./wasi-worker.mjs', import.meta.url);
+
+/**
+ * Node 20's V8 (11.3) can crash the whole process (SIGSEGV in a garbage collection's stack walk,
+ * nothing printed) when a guest that calls WASI through V8's fast API path grows its memory and the
+ * growth starts a full collection: a reused renderer running a long template did so within seconds
+ * in most runs (shared/helm/test/renderer-crash.test.ts). With fast API calls off, WASI calls take
+ * V8's ordinary API path and the crash was not seen again. The flag is process-wide and read when a
+ * wasm instance's imports are compiled, so it is set before the first renderer starts; a process
+ * that renders no chart keeps the default.
+ */
+let fastApiCallsOff = false;
+function turnOffFastApiCalls(): void {
+  if (fastApiCallsOff) return;
+  setFlagsFromString('--no-turbo-fast-api-calls');
+  fastApiCallsOff = true;
+}
 
 /** The largest `lookup` answer (the JSON of one object or list) the host hands the guest. */
 export const LOOKUP_ANSWER_LIMIT = 8 << 20;
@@ -71,6 +88,7 @@ export class RendererWorker {
    */
   constructor(module: WasmModule, options: { preopen?: string; chartCacheBytes?: number } = {}) {
     const { preopen } = options;
+    turnOffFastApiCalls();
     this.chartCacheBytes = options.chartCacheBytes ?? 0;
     this.scratch = mkdtempSync(join(tmpdir(), 'mooring-helm-'));
     this.stderrPath = join(this.scratch, 'stderr');
