@@ -4,7 +4,7 @@ import type { GitRepositoryDeps, GitRepositoryRun } from './git-repository-run.t
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { GIT_REPOSITORY_STEPS } from './steps/git-repository/index.ts';
-import { specTimeoutMs } from './timeouts.ts';
+import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
 
 /**
  * GitRepository: its reconcile is the list of steps in ./steps/git-repository. The ref is
@@ -20,6 +20,7 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
     defaultIntervalMs: 60_000,
 
     reconcile(obj, ctx) {
+      const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const run: GitRepositoryRun = {
         obj,
         ctx,
@@ -27,7 +28,8 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
         status: ctx.status as NonNullable<GitRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('GitRepository', obj),
-        timeoutMs: specTimeoutMs(obj.spec.timeout),
+        timeoutMs,
+        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
       };
       return reconcileSource(GIT_REPOSITORY_STEPS, run);
     },

@@ -10,7 +10,7 @@ import type { HelmChartDeps, HelmChartRun } from './helm-chart-run.ts';
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { HELM_CHART_STEPS } from './steps/helm-chart/index.ts';
-import { specTimeoutMs } from './timeouts.ts';
+import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
 
 /**
  * HelmChart: its reconcile is the list of steps in ./steps/helm-chart. The chart version is
@@ -26,6 +26,8 @@ export function helmChartReconciler(deps: HelmChartDeps): Reconciler<HelmChart> 
     defaultIntervalMs: 600_000,
 
     reconcile(obj, ctx) {
+      // The chart download shares the repository's timeout in Flux; 60 s here.
+      const timeoutMs = specTimeoutMs(undefined);
       const run: HelmChartRun = {
         obj,
         ctx,
@@ -33,8 +35,8 @@ export function helmChartReconciler(deps: HelmChartDeps): Reconciler<HelmChart> 
         status: ctx.status as NonNullable<HelmChart['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('HelmChart', obj),
-        // The chart download shares the repository's timeout in Flux; 60 s here.
-        timeoutMs: specTimeoutMs(undefined),
+        timeoutMs,
+        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
       };
       return reconcileSource(HELM_CHART_STEPS, run);
     },

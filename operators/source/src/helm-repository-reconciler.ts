@@ -4,7 +4,7 @@ import type { HelmRepositoryDeps, HelmRepositoryRun } from './helm-repository-ru
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { HELM_REPOSITORY_STEPS } from './steps/helm-repository/index.ts';
-import { specTimeoutMs } from './timeouts.ts';
+import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
 
 /**
  * HelmRepository: its reconcile is the list of steps in ./steps/helm-repository. Type default
@@ -20,6 +20,7 @@ export function helmRepositoryReconciler(deps: HelmRepositoryDeps): Reconciler<H
     defaultIntervalMs: 600_000,
 
     reconcile(obj, ctx) {
+      const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const run: HelmRepositoryRun = {
         obj,
         ctx,
@@ -27,7 +28,8 @@ export function helmRepositoryReconciler(deps: HelmRepositoryDeps): Reconciler<H
         status: ctx.status as NonNullable<HelmRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('HelmRepository', obj),
-        timeoutMs: specTimeoutMs(obj.spec.timeout),
+        timeoutMs,
+        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
       };
       return reconcileSource(HELM_REPOSITORY_STEPS, run);
     },

@@ -4,7 +4,7 @@ import type { OciRepositoryDeps, OciRepositoryRun } from './oci-repository-run.t
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { OCI_REPOSITORY_STEPS } from './steps/oci-repository/index.ts';
-import { specTimeoutMs } from './timeouts.ts';
+import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
 
 /**
  * OCIRepository: its reconcile is the list of steps in ./steps/oci-repository. The ref is
@@ -20,6 +20,7 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
     defaultIntervalMs: 60_000,
 
     reconcile(obj, ctx) {
+      const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const run: OciRepositoryRun = {
         obj,
         ctx,
@@ -27,7 +28,8 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
         status: ctx.status as NonNullable<OCIRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('OCIRepository', obj),
-        timeoutMs: specTimeoutMs(obj.spec.timeout),
+        timeoutMs,
+        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
       };
       return reconcileSource(OCI_REPOSITORY_STEPS, run);
     },

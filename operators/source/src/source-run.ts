@@ -1,6 +1,7 @@
 import type { Artifact } from '@mooring/api';
 import type { ArtifactRef, ArtifactStorage } from '@mooring/artifact';
 import type { ReconcileContext } from '@mooring/runtime';
+import type { RunDeadlines } from './timeouts.ts';
 
 /** The part of a source's status the shared steps read and write. */
 interface SourceStatus {
@@ -28,6 +29,8 @@ export interface SourceRun<S extends SourceStatus = SourceStatus> {
   readonly storageRef: ArtifactRef;
   /** `spec.timeout`, for each remote operation. */
   readonly timeoutMs: number;
+  /** Each remote operation's deadline signal, cleared when the reconcile ends. */
+  readonly deadlines: RunDeadlines;
   /** The revision upstream holds now. */
   revision?: string;
   /** The stored artifact holds `revision`, built from the same inputs: the build steps are skipped. */

@@ -2,18 +2,17 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type GitRepositoryRun, refOf } from '../../git-repository-run.ts';
-import { deadlineSignal } from '../../timeouts.ts';
 import { gitFailure } from './git-failure.ts';
 
 /** Fetches exactly the resolved commit (sparse when asked, with signatures when verified) into scratch. */
 export async function checkOut(run: GitRepositoryRun): Promise<undefined> {
-  const { obj, ctx, timeoutMs } = run;
+  const { obj, timeoutMs } = run;
   run.scratch = await mkdtemp(join(tmpdir(), 'mooring-git-'));
   try {
     run.checkout = await run.deps.git.checkout(obj.spec.url, refOf(obj), run.scratch, {
       auth: run.auth,
       timeoutMs,
-      signal: deadlineSignal(timeoutMs, ctx.signal),
+      signal: run.deadlines.signal(),
       sparse: obj.spec.sparseCheckout?.length ? obj.spec.sparseCheckout : undefined,
       withSignatures: !!obj.spec.verify,
     });

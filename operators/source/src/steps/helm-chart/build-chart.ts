@@ -10,7 +10,6 @@ import { HttpStatusError, httpGet, redact } from '../../helm/http-get.ts';
 import type { HelmChartRun } from '../../helm-chart-run.ts';
 import { markFetchFailed } from '../../source-conditions.ts';
 import { need } from '../../source-run.ts';
-import { deadlineSignal } from '../../timeouts.ts';
 
 function fail(run: HelmChartRun, reason: Reason, message: string): never {
   markFetchFailed(run.ctx, reason, message);
@@ -39,7 +38,7 @@ async function pullChart(run: HelmChartRun): Promise<string> {
       passCredentials: repository.spec.passCredentials ?? false,
       tls: run.credentials?.tls,
       maxBytes: deps.limits.maxChartBytes,
-      signal: deadlineSignal(run.timeoutMs, run.ctx.signal),
+      signal: run.deadlines.signal(),
       what,
     });
   } catch (err) {

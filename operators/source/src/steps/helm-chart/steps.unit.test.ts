@@ -14,6 +14,7 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { HelmChartRun } from '../../helm-chart-run.ts';
 import { storageRefOf } from '../../source-run.ts';
+import { RunDeadlines } from '../../timeouts.ts';
 import { keepCurrentArtifact } from '../artifact.ts';
 import { resolveChart, revisionSuffix } from './resolve-chart.ts';
 import { resolveSource } from './resolve-source.ts';
@@ -75,6 +76,7 @@ async function world() {
       storage: storage.asStorage,
       storageRef: storageRefOf('HelmChart', obj),
       timeoutMs: 10_000,
+      deadlines: new RunDeadlines(10_000, ctx.signal),
     };
     return run;
   };

@@ -6,7 +6,6 @@ import { InvalidIndexError, normaliseIndex } from '../../helm/index-file.ts';
 import type { HelmRepositoryRun } from '../../helm-repository-run.ts';
 import { markFetchFailed } from '../../source-conditions.ts';
 import { need } from '../../source-run.ts';
-import { deadlineSignal } from '../../timeouts.ts';
 
 function fetchFailure(run: HelmRepositoryRun, err: unknown): never {
   if (err instanceof StalledError || err instanceof RetryableError) throw err;
@@ -38,7 +37,7 @@ export async function fetchIndex(run: HelmRepositoryRun): Promise<undefined> {
       passCredentials: run.obj.spec.passCredentials ?? false,
       tls: credentials?.tls,
       maxBytes: run.deps.maxIndexBytes,
-      signal: deadlineSignal(run.timeoutMs, run.ctx.signal),
+      signal: run.deadlines.signal(),
       what: 'the repository index',
     });
     const index = normaliseIndex(body.toString('utf8'), run.deps.maxIndexBytes);

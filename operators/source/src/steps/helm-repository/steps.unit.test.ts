@@ -14,6 +14,7 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { HelmRepositoryRun } from '../../helm-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
+import { RunDeadlines } from '../../timeouts.ts';
 import { reconcileSource } from '../artifact.ts';
 import { HELM_REPOSITORY_STEPS } from './index.ts';
 import { readCredentials } from './read-credentials.ts';
@@ -85,6 +86,7 @@ async function world() {
       storage: storage.asStorage,
       storageRef: storageRefOf('HelmRepository', obj),
       timeoutMs: 10_000,
+      deadlines: new RunDeadlines(10_000, ctx.signal),
     };
     const condition = (type: string) => status.conditions?.find((c) => c.type === type);
     return { run, events, condition };

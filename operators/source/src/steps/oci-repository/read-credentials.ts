@@ -8,7 +8,6 @@ import {
 import { readSecretData, StalledError } from '@mooring/runtime';
 import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { need } from '../../source-run.ts';
-import { deadlineSignal } from '../../timeouts.ts';
 
 /** The registry credentials for `target`'s host in the `spec.secretRef` dockerconfigjson, if one is set. */
 async function registryCredentials(
@@ -34,7 +33,7 @@ async function registryCredentials(
 
 /** A registry client with the object's credentials and CA (`spec.certSecretRef`), bound to `spec.timeout`. */
 export async function readCredentials(run: OciRepositoryRun): Promise<undefined> {
-  const { obj, ctx, timeoutMs } = run;
+  const { obj, timeoutMs } = run;
   const target = need(run.target, 'the parsed URL');
   const credentials = await registryCredentials(run, target);
   let caCert: string | undefined;
@@ -52,7 +51,7 @@ export async function readCredentials(run: OciRepositoryRun): Promise<undefined>
     caCert,
     insecure: obj.spec.insecure ?? false,
     timeoutMs,
-    signal: deadlineSignal(timeoutMs, ctx.signal),
+    signal: run.deadlines.signal(),
     userAgent: 'mooring-source',
   });
   return undefined;

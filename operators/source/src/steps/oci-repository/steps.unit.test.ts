@@ -25,6 +25,7 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
+import { RunDeadlines } from '../../timeouts.ts';
 import { keepCurrentArtifact, reconcileSource, verifyStorage } from '../artifact.ts';
 import { OCI_REPOSITORY_STEPS } from './index.ts';
 import { PackedLayers } from './packed-layers.ts';
@@ -147,6 +148,7 @@ async function world(): Promise<World> {
       storage: storage.asStorage,
       storageRef: storageRefOf('OCIRepository', obj),
       timeoutMs: 60_000,
+      deadlines: new RunDeadlines(60_000, ctx.signal),
     };
     runs.push(run);
     transport.requests.length = 0;
