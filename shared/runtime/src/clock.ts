@@ -140,15 +140,25 @@ export function timeoutSignal(ms: number): AbortSignal {
  * after five no-op passes over 1,000 Kustomizations). A reconcile's combinations now hang off a
  * signal of its own, which is garbage once the reconcile has ended and let go of `parent`.
  */
-export function childSignal(parent: AbortSignal): { signal: AbortSignal; detach(): void } {
+export function childSignal(parent: AbortSignal): {
+  signal: AbortSignal;
+  detach(): void;
+  /** Aborts the child alone (a watch's own stall), not the parent. */
+  abort(reason?: unknown): void;
+} {
   const controller = new AbortController();
+  const abort = (reason?: unknown) => controller.abort(reason);
   if (parent.aborted) {
     controller.abort(parent.reason);
-    return { signal: controller.signal, detach: () => {} };
+    return { signal: controller.signal, detach: () => {}, abort };
   }
   const follow = () => controller.abort(parent.reason);
   parent.addEventListener('abort', follow, { once: true });
-  return { signal: controller.signal, detach: () => parent.removeEventListener('abort', follow) };
+  return {
+    signal: controller.signal,
+    detach: () => parent.removeEventListener('abort', follow),
+    abort,
+  };
 }
 
 /**

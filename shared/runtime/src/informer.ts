@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.ts';
-import { type Clock, jitter, systemClock, type TimerHandle } from './clock.ts';
+import { type Clock, childSignal, jitter, systemClock, type TimerHandle } from './clock.ts';
 import type { KubeClient } from './kube-client.ts';
 import { type KubeObject, objectKey } from './kube-object.ts';
 
@@ -161,10 +161,8 @@ export class Informer<T extends KubeObject = KubeObject> {
   /** Watches from the current resourceVersion until the server ends the watch; false means re-list. */
   async #watchOnce(outer: AbortSignal): Promise<boolean> {
     const { clock } = this.#opts;
-    const local = new AbortController();
-    // Linked by hand: AbortSignal.any leaks on Node 20 when one input lives long.
-    const onOuter = () => local.abort();
-    outer.addEventListener('abort', onOuter, { once: true });
+    // Not AbortSignal.any, which leaks on Node 20 when one input lives long (clock.ts).
+    const local = childSignal(outer);
     let stalled = false;
     let watchdog: TimerHandle | undefined;
     const arm = () => {
@@ -207,7 +205,7 @@ export class Informer<T extends KubeObject = KubeObject> {
       throw err;
     } finally {
       if (watchdog) clock.clearTimeout(watchdog);
-      outer.removeEventListener('abort', onOuter);
+      local.detach();
       local.abort();
     }
   }

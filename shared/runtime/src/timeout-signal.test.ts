@@ -65,3 +65,15 @@ test('a child signal follows its parent until detached, and leaves no listener o
   // A child of a parent already stopped starts stopped.
   assert.equal(childSignal(parent.signal).signal.aborted, true);
 });
+
+test('a child aborted on its own (a stalled watch) leaves its parent and its siblings running', () => {
+  const parent = new AbortController();
+  const stalled = childSignal(parent.signal);
+  const sibling = childSignal(parent.signal);
+  stalled.abort();
+  assert.equal(stalled.signal.aborted, true);
+  assert.equal(parent.signal.aborted, false);
+  assert.equal(sibling.signal.aborted, false);
+  stalled.detach();
+  assert.equal(getEventListeners(parent.signal, 'abort').length, 1, "only the sibling's listener is left");
+});
