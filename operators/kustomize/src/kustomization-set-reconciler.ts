@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import {
   KUSTOMIZATION_SET_NAME_LABEL,
   KUSTOMIZE_API_VERSION,
@@ -82,7 +81,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     try {
       outcome = await runSteps(KUSTOMIZATION_SET_STEPS, run, (name) => ctx.log.debug({ step: name }, 'step'));
     } finally {
-      if (run.fleet) await rm(run.fleet.dir, { recursive: true, force: true });
+      await run.fleet?.close();
     }
     const n = run.rendered.length;
     if (run.fleet) {
@@ -192,6 +191,6 @@ async function removeFleetFiles(
     await removeMemberFiles(fleet, new Set());
     await commitFleet(git, set, fleet);
   } finally {
-    await rm(fleet.dir, { recursive: true, force: true });
+    await fleet.close();
   }
 }

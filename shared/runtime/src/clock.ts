@@ -178,3 +178,21 @@ export function clearableTimeout(ms: number): { signal: AbortSignal; clear(): vo
   (timer as { unref?: () => void }).unref?.();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
+
+/**
+ * Runs `work` with a signal that aborts at `ms` or when `stop` does, and clears the timer once the
+ * work settles, so the deadline of a call that took a second does not live on for its full
+ * timeout (see {@link clearableTimeout}).
+ */
+export async function withDeadline<T>(
+  ms: number,
+  stop: AbortSignal,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const timeout = clearableTimeout(ms);
+  try {
+    return await work(AbortSignal.any([timeout.signal, stop]));
+  } finally {
+    timeout.clear();
+  }
+}

@@ -3,11 +3,11 @@
 // collected with its timer, so a reconcile's spec.timeout never fired (a hook wait outlived a 30 s
 // timeout by 8 minutes).
 import assert from 'node:assert/strict';
-import { getEventListeners } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { childSignal, clearableTimeout, timeoutSignal } from './clock.ts';
+import { childSignal, clearableTimeout, timeoutSignal, withDeadline } from './clock.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -76,4 +76,31 @@ test('a child aborted on its own (a stalled watch) leaves its parent and its sib
   assert.equal(sibling.signal.aborted, false);
   stalled.detach();
   assert.equal(getEventListeners(parent.signal, 'abort').length, 1, "only the sibling's listener is left");
+});
+
+test('withDeadline clears its timer when the work ends, and aborts work that runs past it', async () => {
+  const stop = new AbortController();
+  const seen: AbortSignal[] = [];
+  await withDeadline(30, stop.signal, async (signal) => void seen.push(signal));
+  await assert.rejects(
+    withDeadline(30, stop.signal, async (signal) => {
+      seen.push(signal);
+      throw new Error('failed');
+    }),
+    /failed/,
+  );
+  // Work that outlives the deadline sees it fire; Node runs timers in the order they are due, so
+  // before the wait below ends, as would the two above had they not been cleared.
+  const late = withDeadline(30, stop.signal, (signal) => once(signal, 'abort').then(() => signal.reason));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal(((await late) as DOMException).name, 'TimeoutError');
+  assert.deepEqual(
+    seen.map((s) => s.aborted),
+    [false, false],
+  );
+  const stopped = withDeadline(60_000, stop.signal, (signal) =>
+    once(signal, 'abort').then(() => signal.reason),
+  );
+  stop.abort(new Error('shutting down'));
+  assert.match(String(await stopped), /shutting down/);
 });

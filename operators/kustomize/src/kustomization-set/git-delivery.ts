@@ -25,12 +25,12 @@ import {
   PushRejectedError,
 } from '@mooring/git';
 import {
+  clearableTimeout,
   type KubeClient,
   parseDuration,
   RetryableError,
   readSecretData,
   StalledError,
-  timeoutSignal,
   WaitingError,
 } from '@mooring/runtime';
 import { parse, stringify } from 'yaml';
@@ -57,6 +57,8 @@ export interface FleetCheckout {
   removed: string[];
   /** The commit this pass pushed, if it changed anything. */
   commit?: string;
+  /** Ends the pass: the clone is removed and the Git operations' deadline cleared. */
+  close(): Promise<void>;
 }
 
 /** What a git-mode reconcile needs of the set, kept apart from the steps' run. */
@@ -171,11 +173,17 @@ export async function openFleet(
   }
   const branch = set.delivery.branch || repo.spec.ref?.branch || 'master';
   const timeoutMs = repo.spec.timeout ? parseDuration(repo.spec.timeout) : DEFAULT_GIT_TIMEOUT_MS;
-  const opts = { auth, timeoutMs, signal: AbortSignal.any([timeoutSignal(timeoutMs * 3), signal]) };
+  const deadline = clearableTimeout(timeoutMs * 3);
+  const opts = { auth, timeoutMs, signal: AbortSignal.any([deadline.signal, signal]) };
   const dir = await mkdtemp(join(tmpdir(), 'mooring-fleet-'));
+  const close = async () => {
+    deadline.clear();
+    await rm(dir, { recursive: true, force: true });
+  };
   try {
     const checkout = await deps.git.cloneForWrite(repo.spec.url, branch, dir, opts);
     return {
+      close,
       dir,
       url: repo.spec.url,
       branch,
@@ -187,7 +195,7 @@ export async function openFleet(
       removed: [],
     };
   } catch (err) {
-    await rm(dir, { recursive: true, force: true });
+    await close();
     throw gitFailure(err);
   }
 }

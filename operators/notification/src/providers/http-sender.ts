@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { timeoutSignal } from '@mooring/runtime';
+import { clearableTimeout } from '@mooring/runtime';
 import type { OutboundRequest, ProviderConfig } from './types.ts';
 import { type Dispatcher, loadUndici } from './undici.ts';
 
@@ -49,10 +49,10 @@ export async function sendRequest(
   try {
     for (let attempt = 1; ; attempt++) {
       let failure: SendError;
+      // Cleared when the attempt ends, so a quick answer leaves no timer for the full timeout.
+      const timeout = clearableTimeout(p.timeoutMs);
       try {
-        const signal = options.signal
-          ? AbortSignal.any([options.signal, timeoutSignal(p.timeoutMs)])
-          : timeoutSignal(p.timeoutMs);
+        const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
         const res = await request(req.url, {
           method: req.method,
           headers: req.headers,
@@ -77,6 +77,8 @@ export async function sendRequest(
               : (e.code ?? e.name ?? 'network error');
           failure = new SendError(`the request failed: ${why}`);
         }
+      } finally {
+        timeout.clear();
       }
       if (attempt >= attempts || options.signal?.aborted) {
         throw new SendError(`${failure.message} (after ${attempt} attempts)`, failure.status);

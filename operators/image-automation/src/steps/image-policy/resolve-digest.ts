@@ -1,5 +1,5 @@
 import type { ImageRef } from '@mooring/api';
-import { timeoutSignal } from '@mooring/runtime';
+import { withDeadline } from '@mooring/runtime';
 import type { ImagePolicyRun } from '../../image-policy-run.ts';
 import { registryClientFor, registryFailure } from '../../registry-access.ts';
 import { imageRefOf, need } from '../../run.ts';
@@ -23,10 +23,11 @@ export async function resolveDigest(run: ImagePolicyRun): Promise<undefined> {
   if (mode === 'IfNotPresent' && previous?.tag === tag && previous.name === name && previous.digest) {
     latest.digest = previous.digest;
   } else if (mode !== 'Never') {
-    const signal = AbortSignal.any([timeoutSignal(DIGEST_TIMEOUT_MS), ctx.signal]);
     try {
-      const registry = await registryClientFor(deps.client, repo, ref, DIGEST_TIMEOUT_MS, signal);
-      latest.digest = await registry.headDigest(ref, tag);
+      latest.digest = await withDeadline(DIGEST_TIMEOUT_MS, ctx.signal, async (signal) => {
+        const registry = await registryClientFor(deps.client, repo, ref, DIGEST_TIMEOUT_MS, signal);
+        return registry.headDigest(ref, tag);
+      });
     } catch (err) {
       throw registryFailure(err);
     }

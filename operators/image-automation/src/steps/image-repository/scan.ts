@@ -1,4 +1,4 @@
-import { type Step, step, timeoutSignal } from '@mooring/runtime';
+import { type Step, step, withDeadline } from '@mooring/runtime';
 import { DEFAULT_EXCLUSION_LIST, durationMs, type ImageRepositoryRun } from '../../image-repository-run.ts';
 import { registryClientFor, registryFailure } from '../../registry-access.ts';
 import { need } from '../../run.ts';
@@ -17,11 +17,12 @@ export async function listTags(run: ImageRepositoryRun): Promise<undefined> {
   const { obj, ctx, deps } = run;
   const ref = need(run.ref, 'the image reference');
   const timeoutMs = durationMs(obj.spec.timeout, run.intervalMs);
-  const signal = AbortSignal.any([timeoutSignal(timeoutMs), ctx.signal]);
   let tags: string[];
   try {
-    const registry = await registryClientFor(deps.client, obj, ref, timeoutMs, signal);
-    tags = await registry.listTags(ref);
+    tags = await withDeadline(timeoutMs, ctx.signal, async (signal) => {
+      const registry = await registryClientFor(deps.client, obj, ref, timeoutMs, signal);
+      return registry.listTags(ref);
+    });
   } catch (err) {
     throw registryFailure(err);
   }
