@@ -121,18 +121,6 @@ export function jitter(ms: number, fraction = 0.1, random: () => number = Math.r
 }
 
 /**
- * A signal that aborts with a TimeoutError after `ms`, the delay kept within what a Node timer
- * holds (past 2^31-1 ms Node fires after 1 ms, so a stored object's absurd timeout would abort
- * every attempt at once). Not AbortSignal.timeout: Node 20's AbortSignal.any holds its inputs
- * weakly, and a timeout signal nothing else holds is collected with its timer, so
- * `any([shutdown, timeout])` never timed out (a reconcile outlived its spec.timeout by minutes).
- * Here the timer holds its controller until it fires; unref'd, it keeps no process alive.
- */
-export function timeoutSignal(ms: number): AbortSignal {
-  return clearableTimeout(ms).signal;
-}
-
-/**
  * A signal that aborts when `parent` does, until `detach` is called. Linked by hand, not with
  * AbortSignal.any: on Node 20 every AbortSignal.any call adds an entry to each input's set of
  * dependants that is never taken out again, so each reconcile that combined the controller's
@@ -162,10 +150,17 @@ export function childSignal(parent: AbortSignal): {
 }
 
 /**
- * As {@link timeoutSignal}, with a `clear` for when the work ends first: the timer, and the signal
- * it holds, are gone then instead of living on until the deadline. A Kustomization's deadline is
- * its spec.timeout (its interval less 30 s by default), so each reconcile left a timer for that
- * long: 3,957 live after five no-op passes over 1,000 Kustomizations with a 1m timeout.
+ * A signal that aborts with a TimeoutError after `ms`, and a `clear` for when the work ends first.
+ * - The delay is kept within what a Node timer holds (past 2^31-1 ms Node fires after 1 ms, so a
+ *   stored object's absurd timeout would abort every attempt at once).
+ * - Not AbortSignal.timeout: Node 20's AbortSignal.any holds its inputs weakly, and a timeout
+ *   signal nothing else holds is collected with its timer, so `any([shutdown, timeout])` never
+ *   timed out (a reconcile outlived its spec.timeout by minutes). Here the timer holds its
+ *   controller until it fires; unref'd, it keeps no process alive.
+ * - Cleared, the timer and the signal it holds are gone instead of living on until the deadline.
+ *   A Kustomization's deadline is its spec.timeout (its interval less 30 s by default), so each
+ *   reconcile left a timer for that long: 3,957 live after five no-op passes over 1,000
+ *   Kustomizations with a 1m timeout.
  */
 export function clearableTimeout(ms: number): { signal: AbortSignal; clear(): void } {
   const delay = Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_TIMER_DELAY_MS) : MAX_TIMER_DELAY_MS;

@@ -4,7 +4,14 @@
 // nothing depends on how fast the machine is.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ChainedTimer, type Clock, jitter, MAX_TIMER_DELAY_MS, systemClock, timeoutSignal } from './clock.ts';
+import {
+  ChainedTimer,
+  type Clock,
+  clearableTimeout,
+  jitter,
+  MAX_TIMER_DELAY_MS,
+  systemClock,
+} from './clock.ts';
 import { parseDuration } from './duration.ts';
 import { FakeClock } from './fake-clock.ts';
 import { MAX_REQUEUE_MS, MIN_REQUEUE_MS, requeueDelay, WorkQueue } from './work-queue.ts';
@@ -265,11 +272,11 @@ describe('interval abuse: timers past 2^31-1 ms', () => {
 });
 
 describe('interval abuse: a stored absurd timeout does not abort at once', () => {
-  test('timeoutSignal holds past 2^31-1 ms instead of firing after 1 ms', async () => {
+  test('clearableTimeout holds past 2^31-1 ms instead of firing after 1 ms', async () => {
     const warnings: string[] = [];
     const onWarning = (w: Error) => warnings.push(w.name);
     process.on('warning', onWarning);
-    const signal = timeoutSignal(1000 * 3_600_000);
+    const signal = clearableTimeout(1000 * 3_600_000).signal;
     await new Promise((r) => setTimeout(r, 20));
     process.off('warning', onWarning);
     assert.equal(signal.aborted, false);

@@ -1,4 +1,4 @@
-// timeoutSignal must time out inside AbortSignal.any after a garbage collection: on Node 20 a
+// clearableTimeout's signal must time out inside AbortSignal.any after a garbage collection: on Node 20 a
 // composite holds its inputs weakly, and AbortSignal.timeout's signal, held by nothing else, was
 // collected with its timer, so a reconcile's spec.timeout never fired (a hook wait outlived a 30 s
 // timeout by 8 minutes).
@@ -7,14 +7,14 @@ import { getEventListeners, once } from 'node:events';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { childSignal, clearableTimeout, timeoutSignal, withDeadline } from './clock.ts';
+import { childSignal, clearableTimeout, withDeadline } from './clock.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 test('a timeout combined with AbortSignal.any still aborts after the garbage collector ran', async () => {
   const shutdown = new AbortController();
-  const signal = AbortSignal.any([shutdown.signal, timeoutSignal(200)]);
+  const signal = AbortSignal.any([shutdown.signal, clearableTimeout(200).signal]);
   let aborted = false;
   signal.addEventListener('abort', () => (aborted = true));
   for (let i = 0; i < 5; i++) {
@@ -34,7 +34,7 @@ test('a timeout combined with AbortSignal.any still aborts after the garbage col
 test('the timer holds no process open', async () => {
   // Unref'd: a 24-day timeout must not keep an operator that is shutting down alive.
   const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-  timeoutSignal(24 * 24 * 3600_000);
+  clearableTimeout(24 * 24 * 3600_000);
   const timers = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
   assert.equal(timers, before, 'an unref’d timer is not an active resource');
 });
