@@ -20,7 +20,6 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
     defaultIntervalMs: 60_000,
 
     reconcile(obj, ctx) {
-      const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const run: GitRepositoryRun = {
         obj,
         ctx,
@@ -28,8 +27,7 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
         status: ctx.status as NonNullable<GitRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('GitRepository', obj),
-        timeoutMs,
-        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
+        deadlines: new RunDeadlines(specTimeoutMs(obj.spec.timeout), ctx.signal),
       };
       return reconcileSource(GIT_REPOSITORY_STEPS, run);
     },

@@ -26,8 +26,6 @@ export function helmChartReconciler(deps: HelmChartDeps): Reconciler<HelmChart> 
     defaultIntervalMs: 600_000,
 
     reconcile(obj, ctx) {
-      // The chart download shares the repository's timeout in Flux; 60 s here.
-      const timeoutMs = specTimeoutMs(undefined);
       const run: HelmChartRun = {
         obj,
         ctx,
@@ -35,8 +33,8 @@ export function helmChartReconciler(deps: HelmChartDeps): Reconciler<HelmChart> 
         status: ctx.status as NonNullable<HelmChart['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('HelmChart', obj),
-        timeoutMs,
-        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
+        // The chart download shares the repository's timeout in Flux; 60 s here.
+        deadlines: new RunDeadlines(specTimeoutMs(undefined), ctx.signal),
       };
       return reconcileSource(HELM_CHART_STEPS, run);
     },

@@ -20,7 +20,6 @@ export function helmRepositoryReconciler(deps: HelmRepositoryDeps): Reconciler<H
     defaultIntervalMs: 600_000,
 
     reconcile(obj, ctx) {
-      const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const run: HelmRepositoryRun = {
         obj,
         ctx,
@@ -28,8 +27,7 @@ export function helmRepositoryReconciler(deps: HelmRepositoryDeps): Reconciler<H
         status: ctx.status as NonNullable<HelmRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('HelmRepository', obj),
-        timeoutMs,
-        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
+        deadlines: new RunDeadlines(specTimeoutMs(obj.spec.timeout), ctx.signal),
       };
       return reconcileSource(HELM_REPOSITORY_STEPS, run);
     },

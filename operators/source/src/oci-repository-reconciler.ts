@@ -20,7 +20,6 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
     defaultIntervalMs: 60_000,
 
     reconcile(obj, ctx) {
-      const timeoutMs = specTimeoutMs(obj.spec.timeout);
       const run: OciRepositoryRun = {
         obj,
         ctx,
@@ -28,8 +27,7 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
         status: ctx.status as NonNullable<OCIRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('OCIRepository', obj),
-        timeoutMs,
-        deadlines: new RunDeadlines(timeoutMs, ctx.signal),
+        deadlines: new RunDeadlines(specTimeoutMs(obj.spec.timeout), ctx.signal),
       };
       return reconcileSource(OCI_REPOSITORY_STEPS, run);
     },

@@ -27,9 +27,7 @@ export interface SourceRun<S extends SourceStatus = SourceStatus> {
   readonly storage: ArtifactStorage;
   /** The object's place in storage. */
   readonly storageRef: ArtifactRef;
-  /** `spec.timeout`, for each remote operation. */
-  readonly timeoutMs: number;
-  /** Each remote operation's deadline signal, cleared when the reconcile ends. */
+  /** `spec.timeout` for each remote operation, and its deadline signal, cleared when the reconcile ends. */
   readonly deadlines: RunDeadlines;
   /** The revision upstream holds now. */
   revision?: string;

@@ -19,18 +19,19 @@ export function specTimeoutMs(timeout: string | undefined): number {
  * its full timeout (60 s by default) after a reconcile that took a second.
  */
 export class RunDeadlines {
+  /** `spec.timeout`: each remote operation's own limit, also handed to the Git client. */
+  readonly timeoutMs: number;
   readonly #clears: (() => void)[] = [];
-  readonly #timeoutMs: number;
   readonly #stop: AbortSignal;
 
   constructor(timeoutMs: number, stop: AbortSignal) {
-    this.#timeoutMs = timeoutMs;
+    this.timeoutMs = timeoutMs;
     this.#stop = stop;
   }
 
   /** A signal for one remote operation, starting now. */
   signal(): AbortSignal {
-    const timeout = clearableTimeout(this.#timeoutMs);
+    const timeout = clearableTimeout(this.timeoutMs);
     this.#clears.push(timeout.clear);
     return AbortSignal.any([timeout.signal, this.#stop]);
   }

@@ -72,7 +72,6 @@ function runOf(storage: ArtifactStorage, ctx: ReconcileContext, revision: string
     status: ctx.status as TestStatus,
     storage,
     storageRef: REF,
-    timeoutMs: 1000,
     deadlines: new RunDeadlines(1000, ctx.signal),
     revision,
   };

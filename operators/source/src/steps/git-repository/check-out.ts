@@ -6,7 +6,8 @@ import { gitFailure } from './git-failure.ts';
 
 /** Fetches exactly the resolved commit (sparse when asked, with signatures when verified) into scratch. */
 export async function checkOut(run: GitRepositoryRun): Promise<undefined> {
-  const { obj, timeoutMs } = run;
+  const { obj } = run;
+  const { timeoutMs } = run.deadlines;
   run.scratch = await mkdtemp(join(tmpdir(), 'mooring-git-'));
   try {
     run.checkout = await run.deps.git.checkout(obj.spec.url, refOf(obj), run.scratch, {

@@ -4,7 +4,8 @@ import { gitFailure } from './git-failure.ts';
 
 /** The cheap remote call: which commit the ref points at now, without fetching any objects. */
 export async function resolveRevision(run: GitRepositoryRun): Promise<undefined> {
-  const { obj, timeoutMs } = run;
+  const { obj } = run;
+  const { timeoutMs } = run.deadlines;
   try {
     const resolved = await run.deps.git.resolve(obj.spec.url, refOf(obj), {
       auth: run.auth,

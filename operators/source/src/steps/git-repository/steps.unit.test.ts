@@ -156,7 +156,6 @@ async function world(): Promise<World> {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('GitRepository', obj),
-      timeoutMs: 60_000,
       deadlines: new RunDeadlines(60_000, ctx.signal),
     };
     runs.push(run);

@@ -75,7 +75,6 @@ async function world() {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('HelmChart', obj),
-      timeoutMs: 10_000,
       deadlines: new RunDeadlines(10_000, ctx.signal),
     };
     return run;

@@ -85,7 +85,6 @@ async function world() {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('HelmRepository', obj),
-      timeoutMs: 10_000,
       deadlines: new RunDeadlines(10_000, ctx.signal),
     };
     const condition = (type: string) => status.conditions?.find((c) => c.type === type);

@@ -33,7 +33,8 @@ async function registryCredentials(
 
 /** A registry client with the object's credentials and CA (`spec.certSecretRef`), bound to `spec.timeout`. */
 export async function readCredentials(run: OciRepositoryRun): Promise<undefined> {
-  const { obj, timeoutMs } = run;
+  const { obj } = run;
+  const { timeoutMs } = run.deadlines;
   const target = need(run.target, 'the parsed URL');
   const credentials = await registryCredentials(run, target);
   let caCert: string | undefined;
