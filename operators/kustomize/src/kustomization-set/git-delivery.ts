@@ -173,9 +173,9 @@ export async function openFleet(
   }
   const branch = set.delivery.branch || repo.spec.ref?.branch || 'master';
   const timeoutMs = repo.spec.timeout ? parseDuration(repo.spec.timeout) : DEFAULT_GIT_TIMEOUT_MS;
+  const dir = await mkdtemp(join(tmpdir(), 'mooring-fleet-'));
   const deadline = clearableTimeout(timeoutMs * 3);
   const opts = { auth, timeoutMs, signal: AbortSignal.any([deadline.signal, signal]) };
-  const dir = await mkdtemp(join(tmpdir(), 'mooring-fleet-'));
   const close = async () => {
     deadline.clear();
     await rm(dir, { recursive: true, force: true });
