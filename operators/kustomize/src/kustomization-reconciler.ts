@@ -10,7 +10,6 @@ import {
   SOURCE_KINDS,
 } from '@mooring/api';
 import {
-  clearableTimeout,
   type KubeObject,
   type ReconcileContext,
   type ReconcileResult,
@@ -90,7 +89,6 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       // Read when the watch reports news, after `run` is set (no event runs in between).
       revision: () => run.source?.artifact.revision,
     });
-    const deadline = clearableTimeout(timings.timeoutMs);
     const run: KustomizationRun = {
       obj,
       ctx,
@@ -100,7 +98,7 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       started: performance.now(),
       timings,
       owner: { name: obj.metadata.name ?? '', namespace: obj.metadata.namespace ?? 'default' },
-      signal: AbortSignal.any([ctx.signal, deadline.signal, current.signal]),
+      signal: AbortSignal.any([ctx.deadline(timings.timeoutMs), current.signal]),
       // The status this reconcile builds on too: a write conditional on its version (the inventory
       // intent) trusts that `previous` lists everything it does.
       previous: inventorySeen(obj, status.inventory),
@@ -123,7 +121,6 @@ export function kustomizationReconciler(deps: KustomizationDeps): Reconciler<Kus
       throw err;
     } finally {
       current.end();
-      deadline.clear();
       // What this reconcile leaves in status.inventory is what the status write will hold.
       if (status.inventory) memory.lastInventory.set(keyOf(obj), status.inventory);
     }

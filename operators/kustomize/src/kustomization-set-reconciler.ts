@@ -53,13 +53,13 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
   const probe = new ClusterProbe();
   const git = deps.git ?? createGitClient('cli');
   const artifacts = deps.artifacts ?? new ArtifactCache();
-  const readArtifact: SetDeps['readArtifact'] = async (set, sourceRef) => {
+  const readArtifact: SetDeps['readArtifact'] = async (set, sourceRef, signal) => {
     const { artifact } = await resolveSource(
       deps.client,
       { metadata: set.metadata, spec: { sourceRef } },
       { noCrossNamespaceRefs: !!deps.noCrossNamespaceRefs, requeueDependencyMs: 30_000 },
     );
-    return artifacts.get(artifact, AbortSignal.timeout(120_000));
+    return artifacts.get(artifact, signal);
   };
   const impersonate = (obj: KustomizationSet) =>
     impersonationFor({ metadata: obj.metadata, spec: {} }, deps.defaultServiceAccount);
@@ -109,7 +109,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     async finalize(obj, ctx) {
       if (obj.spec.delivery?.mode === 'git' && obj.spec.deletionPolicy !== 'Orphan')
         // Without its GitRepository (deleted first, e.g. with the namespace) the set must not hang.
-        await removeFleetFiles(deps.client, git, obj, ctx.signal).catch((err: unknown) => {
+        await removeFleetFiles(deps.client, git, obj, ctx.deadline).catch((err: unknown) => {
           if (!(err instanceof WaitingError)) throw err;
           ctx.event('error', 'PruneFailed', `its files are left in the fleet repository: ${err.message}`);
         });
@@ -179,14 +179,14 @@ async function removeFleetFiles(
   client: KubeClient,
   git: GitClient,
   obj: KustomizationSet,
-  signal: AbortSignal,
+  deadline: (ms: number) => AbortSignal,
 ): Promise<void> {
   const set = {
     namespace: obj.metadata.namespace ?? 'default',
     name: obj.metadata.name ?? '',
     delivery: obj.spec.delivery!,
   };
-  const fleet = await openFleet({ client, git }, set, [], signal);
+  const fleet = await openFleet({ client, git }, set, [], deadline);
   try {
     await removeMemberFiles(fleet, new Set());
     await commitFleet(git, set, fleet);

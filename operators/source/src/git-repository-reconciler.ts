@@ -4,7 +4,7 @@ import type { GitRepositoryDeps, GitRepositoryRun } from './git-repository-run.t
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { GIT_REPOSITORY_STEPS } from './steps/git-repository/index.ts';
-import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
+import { specTimeoutMs } from './timeouts.ts';
 
 /**
  * GitRepository: its reconcile is the list of steps in ./steps/git-repository. The ref is
@@ -27,7 +27,7 @@ export function gitRepositoryReconciler(deps: GitRepositoryDeps): Reconciler<Git
         status: ctx.status as NonNullable<GitRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('GitRepository', obj),
-        deadlines: new RunDeadlines(specTimeoutMs(obj.spec.timeout), ctx.signal),
+        timeoutMs: specTimeoutMs(obj.spec.timeout),
       };
       return reconcileSource(GIT_REPOSITORY_STEPS, run);
     },

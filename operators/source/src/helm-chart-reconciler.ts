@@ -10,7 +10,7 @@ import type { HelmChartDeps, HelmChartRun } from './helm-chart-run.ts';
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { HELM_CHART_STEPS } from './steps/helm-chart/index.ts';
-import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
+import { specTimeoutMs } from './timeouts.ts';
 
 /**
  * HelmChart: its reconcile is the list of steps in ./steps/helm-chart. The chart version is
@@ -34,7 +34,7 @@ export function helmChartReconciler(deps: HelmChartDeps): Reconciler<HelmChart> 
         storage: deps.storage,
         storageRef: storageRefOf('HelmChart', obj),
         // The chart download shares the repository's timeout in Flux; 60 s here.
-        deadlines: new RunDeadlines(specTimeoutMs(undefined), ctx.signal),
+        timeoutMs: specTimeoutMs(undefined),
       };
       return reconcileSource(HELM_CHART_STEPS, run);
     },

@@ -4,7 +4,7 @@ import type { HelmRepositoryDeps, HelmRepositoryRun } from './helm-repository-ru
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { HELM_REPOSITORY_STEPS } from './steps/helm-repository/index.ts';
-import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
+import { specTimeoutMs } from './timeouts.ts';
 
 /**
  * HelmRepository: its reconcile is the list of steps in ./steps/helm-repository. Type default
@@ -27,7 +27,7 @@ export function helmRepositoryReconciler(deps: HelmRepositoryDeps): Reconciler<H
         status: ctx.status as NonNullable<HelmRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('HelmRepository', obj),
-        deadlines: new RunDeadlines(specTimeoutMs(obj.spec.timeout), ctx.signal),
+        timeoutMs: specTimeoutMs(obj.spec.timeout),
       };
       return reconcileSource(HELM_REPOSITORY_STEPS, run);
     },

@@ -4,7 +4,7 @@ import type { OciRepositoryDeps, OciRepositoryRun } from './oci-repository-run.t
 import { storageRefOf } from './source-run.ts';
 import { reconcileSource } from './steps/artifact.ts';
 import { OCI_REPOSITORY_STEPS } from './steps/oci-repository/index.ts';
-import { RunDeadlines, specTimeoutMs } from './timeouts.ts';
+import { specTimeoutMs } from './timeouts.ts';
 
 /**
  * OCIRepository: its reconcile is the list of steps in ./steps/oci-repository. The ref is
@@ -27,7 +27,7 @@ export function ociRepositoryReconciler(deps: OciRepositoryDeps): Reconciler<OCI
         status: ctx.status as NonNullable<OCIRepository['status']>,
         storage: deps.storage,
         storageRef: storageRefOf('OCIRepository', obj),
-        deadlines: new RunDeadlines(specTimeoutMs(obj.spec.timeout), ctx.signal),
+        timeoutMs: specTimeoutMs(obj.spec.timeout),
       };
       return reconcileSource(OCI_REPOSITORY_STEPS, run);
     },

@@ -1,7 +1,6 @@
 import type { Artifact } from '@mooring/api';
 import type { ArtifactRef, ArtifactStorage } from '@mooring/artifact';
 import type { ReconcileContext } from '@mooring/runtime';
-import type { RunDeadlines } from './timeouts.ts';
 
 /** The part of a source's status the shared steps read and write. */
 interface SourceStatus {
@@ -27,8 +26,8 @@ export interface SourceRun<S extends SourceStatus = SourceStatus> {
   readonly storage: ArtifactStorage;
   /** The object's place in storage. */
   readonly storageRef: ArtifactRef;
-  /** `spec.timeout` for each remote operation, and its deadline signal, cleared when the reconcile ends. */
-  readonly deadlines: RunDeadlines;
+  /** `spec.timeout`: each remote operation's own limit (`ctx.deadline(timeoutMs)`), also handed to the Git client. */
+  readonly timeoutMs: number;
   /** The revision upstream holds now. */
   revision?: string;
   /** The stored artifact holds `revision`, built from the same inputs: the build steps are skipped. */

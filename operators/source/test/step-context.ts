@@ -39,6 +39,7 @@ export function stepContext(
     event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
     log: quietLogger,
     signal: new AbortController().signal,
+    deadline: (ms) => AbortSignal.timeout(ms),
     now: () => new Date(now()),
     saveProgress: async () => {},
   };

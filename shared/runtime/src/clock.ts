@@ -175,19 +175,30 @@ export function clearableTimeout(ms: number): { signal: AbortSignal; clear(): vo
 }
 
 /**
- * Runs `work` with a signal that aborts at `ms` or when `stop` does, and clears the timer once the
- * work settles, so the deadline of a call that took a second does not live on for its full
- * timeout (see {@link clearableTimeout}).
+ * Deadlines that end together: each `signal(ms)` aborts `ms` after it was asked for, or when `stop`
+ * does, and `clear()` cancels every timer still pending. Each reconcile holds one (its context's
+ * `deadline`), cleared by the controller when the reconcile ends. Without the clear, each
+ * deadline lived its full timeout (60 s by default) after a call that took a second, with the
+ * signal and what listens to it.
  */
-export async function withDeadline<T>(
-  ms: number,
-  stop: AbortSignal,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const timeout = clearableTimeout(ms);
-  try {
-    return await work(AbortSignal.any([timeout.signal, stop]));
-  } finally {
-    timeout.clear();
+export class DeadlineScope {
+  readonly #stop: AbortSignal;
+  readonly #clears: (() => void)[] = [];
+
+  /** `stop` should live no longer than the scope (a reconcile's own signal): see {@link childSignal}. */
+  constructor(stop: AbortSignal) {
+    this.#stop = stop;
+  }
+
+  /** A signal that aborts with a TimeoutError `ms` from now, or when the scope's stop signal does. */
+  signal(ms: number): AbortSignal {
+    const timeout = clearableTimeout(ms);
+    this.#clears.push(timeout.clear);
+    return AbortSignal.any([timeout.signal, this.#stop]);
+  }
+
+  /** The work has ended: no deadline of this scope fires any more. */
+  clear(): void {
+    for (const clear of this.#clears.splice(0)) clear();
   }
 }

@@ -1,5 +1,5 @@
 import { ApiError } from './api-error.ts';
-import { type Clock, childSignal, jitter, systemClock } from './clock.ts';
+import { type Clock, childSignal, DeadlineScope, jitter, systemClock } from './clock.ts';
 import {
   type Condition,
   conditionsEqual,
@@ -84,6 +84,12 @@ export interface ReconcileContext {
   log: RuntimeLogger;
   /** Aborts when the operator shuts down and its grace period is over. */
   signal: AbortSignal;
+  /**
+   * A signal that aborts with a TimeoutError `ms` from now, or with `signal`: a remote call's or
+   * the whole reconcile's `spec.timeout`. Its timer is cleared when the reconcile ends, so no
+   * deadline outlives the reconcile that set it.
+   */
+  deadline(ms: number): AbortSignal;
   now(): Date;
   /** Metrics only a reconciler can know: time per step, the render cache, push-to-applied latency. */
   metrics?: Pick<ControllerMetrics, 'observePushToApplied' | 'observeRenderCache' | 'observeStep'>;
@@ -372,8 +378,9 @@ export class Controller<T extends MooringObject> {
     // The reconcile's own stop signal: what it combines with AbortSignal.any hangs off this one,
     // which is let go when the reconcile ends, not off the controller's lifelong one.
     const stop = childSignal(this.#hardStop.signal);
+    const deadlines = new DeadlineScope(stop.signal);
     try {
-      outcome = await this.#reconcileObject(obj, log, stop.signal);
+      outcome = await this.#reconcileObject(obj, log, stop.signal, deadlines);
     } catch (err) {
       // Only status writes and finalizer edits get here; the reconcile's own errors are handled inside.
       outcome = 'error';
@@ -385,6 +392,7 @@ export class Controller<T extends MooringObject> {
         ? { namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' }
         : undefined;
       this.#o.metrics?.observeReconcile(this.#r.kind, outcome, (this.#clock.now() - started) / 1000, object);
+      deadlines.clear();
       stop.detach();
     }
   }
@@ -394,6 +402,7 @@ export class Controller<T extends MooringObject> {
     status: MooringStatus,
     log: RuntimeLogger,
     signal: AbortSignal,
+    deadlines: DeadlineScope,
     save: (ifUnchanged: boolean) => Promise<boolean> = async () => false,
   ): ReconcileContext {
     const now = () => new Date(this.#clock.now());
@@ -420,6 +429,7 @@ export class Controller<T extends MooringObject> {
         this.#o.events?.record(obj, { severity, reason, message, metadata }),
       log,
       signal,
+      deadline: (ms) => deadlines.signal(ms),
       now,
       metrics: this.#o.metrics,
       cache: this.#cache,
@@ -430,10 +440,15 @@ export class Controller<T extends MooringObject> {
     };
   }
 
-  async #reconcileObject(obj: T, log: RuntimeLogger, signal: AbortSignal): Promise<ReconcileOutcome> {
+  async #reconcileObject(
+    obj: T,
+    log: RuntimeLogger,
+    signal: AbortSignal,
+    deadlines: DeadlineScope,
+  ): Promise<ReconcileOutcome> {
     const key = objectKey(obj);
     if (obj.metadata.deletionTimestamp) {
-      await this.#finalize(obj, log, signal);
+      await this.#finalize(obj, log, signal, deadlines);
       return 'success';
     }
     if (obj.spec?.suspend) {
@@ -450,7 +465,7 @@ export class Controller<T extends MooringObject> {
     // The version `written` is stored at (what the reconcile built on, then its own last write):
     // the precondition of a conditional save. Without one there is nothing to make it conditional on.
     let writtenAt = base.resourceVersion;
-    const ctx = this.#context(current, status, log, signal, async (ifUnchanged) => {
+    const ctx = this.#context(current, status, log, signal, deadlines, async (ifUnchanged) => {
       if (ifUnchanged && writtenAt === undefined) return false;
       const saved = await this.#writeStatus(current, written, status, ifUnchanged ? writtenAt : undefined);
       if (saved === 'conflict' || (ifUnchanged && (saved === 'unchanged' || !saved.resourceVersion)))
@@ -677,12 +692,12 @@ export class Controller<T extends MooringObject> {
     return this.#setFinalizers(obj, [...(obj.metadata.finalizers ?? []), f]);
   }
 
-  async #finalize(obj: T, log: RuntimeLogger, signal: AbortSignal): Promise<void> {
+  async #finalize(obj: T, log: RuntimeLogger, signal: AbortSignal, deadlines: DeadlineScope): Promise<void> {
     const f = this.#r.finalizer;
     if (!f || !obj.metadata.finalizers?.includes(f)) return;
     if (this.#r.finalize) {
       const status = structuredClone(obj.status ?? {});
-      await this.#r.finalize(obj, this.#context(obj, status, log, signal));
+      await this.#r.finalize(obj, this.#context(obj, status, log, signal, deadlines));
     }
     await this.#setFinalizers(
       obj,

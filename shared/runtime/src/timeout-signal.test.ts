@@ -3,11 +3,11 @@
 // collected with its timer, so a reconcile's spec.timeout never fired (a hook wait outlived a 30 s
 // timeout by 8 minutes).
 import assert from 'node:assert/strict';
-import { getEventListeners, once } from 'node:events';
+import { getEventListeners } from 'node:events';
 import { test } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { childSignal, clearableTimeout, withDeadline } from './clock.ts';
+import { childSignal, clearableTimeout, DeadlineScope } from './clock.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -78,29 +78,21 @@ test('a child aborted on its own (a stalled watch) leaves its parent and its sib
   assert.equal(getEventListeners(parent.signal, 'abort').length, 1, "only the sibling's listener is left");
 });
 
-test('withDeadline clears its timer when the work ends, and aborts work that runs past it', async () => {
+test("a DeadlineScope's deadlines fire on time until it is cleared, and follow its stop signal", async () => {
   const stop = new AbortController();
-  const seen: AbortSignal[] = [];
-  await withDeadline(30, stop.signal, async (signal) => void seen.push(signal));
-  await assert.rejects(
-    withDeadline(30, stop.signal, async (signal) => {
-      seen.push(signal);
-      throw new Error('failed');
-    }),
-    /failed/,
-  );
-  // Work that outlives the deadline sees it fire; Node runs timers in the order they are due, so
-  // before the wait below ends, as would the two above had they not been cleared.
-  const late = withDeadline(30, stop.signal, (signal) => once(signal, 'abort').then(() => signal.reason));
+  const ended = new DeadlineScope(stop.signal);
+  const cleared = [ended.signal(30), ended.signal(30)];
+  ended.clear();
+  // Not cleared: it fires, and before the wait below ends, since Node runs timers in the order
+  // they are due, as would the two above had the clear not cancelled them.
+  const running = new DeadlineScope(stop.signal).signal(30);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  assert.equal(((await late) as DOMException).name, 'TimeoutError');
+  assert.equal((running.reason as DOMException).name, 'TimeoutError');
   assert.deepEqual(
-    seen.map((s) => s.aborted),
+    cleared.map((s) => s.aborted),
     [false, false],
   );
-  const stopped = withDeadline(60_000, stop.signal, (signal) =>
-    once(signal, 'abort').then(() => signal.reason),
-  );
+  const stopped = new DeadlineScope(stop.signal).signal(60_000);
   stop.abort(new Error('shutting down'));
-  assert.match(String(await stopped), /shutting down/);
+  assert.match(String(stopped.reason), /shutting down/);
 });

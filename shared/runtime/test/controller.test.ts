@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import { before, describe, type TestContext, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { kubectl, testCluster, testNamespace } from '@mooring/test/harness';
@@ -345,6 +346,42 @@ describe('Controller with a toy reconciler on the real API server', () => {
         : undefined,
     );
     assert.deepEqual(events.sort(), ['plain ReconciliationSucceeded', 'told NewArtifact']);
+  });
+
+  test("a reconcile's deadlines end with it: a finished reconcile's never fires, one it outlives aborts it", async (t) => {
+    const ns = await testNamespace(t, 'deadline');
+    const ended = new Map<string, AbortSignal>();
+    const base = toyReconciler();
+    const reconciler: typeof base = {
+      ...base,
+      async reconcile(obj, ctx) {
+        const name = obj.metadata.name ?? '';
+        const deadline = ctx.deadline(300);
+        if (name === 'outlived') {
+          await once(deadline, 'abort');
+          throw deadline.reason;
+        }
+        if (!ended.has(name)) ended.set(name, deadline);
+        if (name === 'failed') throw new Error('planned failure');
+        return { message: 'done' };
+      },
+    };
+    await startWith(t, reconciler, ns);
+    for (const name of ['succeeded', 'failed', 'outlived'])
+      await client.create(toy(ns, name, { interval: '1h' }));
+    await eventually('succeeded Ready', async () => ready(await getToy(ns, 'succeeded'))?.status === 'True');
+    await eventually('failed not Ready', async () => ready(await getToy(ns, 'failed'))?.status === 'False');
+    const outlived = await eventually('outlived not Ready', async () => {
+      const r = ready(await getToy(ns, 'outlived'));
+      return r?.status === 'False' ? r : undefined;
+    });
+    assert.match(outlived.message, /aborted due to timeout/);
+    // Node runs timers in the order they are due: when this one fires, so had theirs, were they left.
+    await sleep(300);
+    assert.deepEqual([...ended].map(([name, signal]) => [name, signal.aborted]).sort(), [
+      ['failed', false],
+      ['succeeded', false],
+    ]);
   });
 
   test('a field set once survives later reconciles that start from a stale cached copy', async (t) => {

@@ -60,6 +60,7 @@ function contextOf<S extends object>(status: S): { ctx: ReconcileContext; events
     event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
     log: quiet,
     signal: new AbortController().signal,
+    deadline: (ms) => AbortSignal.timeout(ms),
     now: () => new Date(NOW),
     saveProgress: async () => {},
   };

@@ -25,7 +25,6 @@ import {
   PushRejectedError,
 } from '@mooring/git';
 import {
-  clearableTimeout,
   type KubeClient,
   parseDuration,
   RetryableError,
@@ -57,7 +56,7 @@ export interface FleetCheckout {
   removed: string[];
   /** The commit this pass pushed, if it changed anything. */
   commit?: string;
-  /** Ends the pass: the clone is removed and the Git operations' deadline cleared. */
+  /** Ends the pass: the clone is removed. */
   close(): Promise<void>;
 }
 
@@ -128,13 +127,15 @@ async function scanFiles(dir: string, set: FleetSet): Promise<FleetCheckout['fil
 
 /**
  * Clones the fleet repository's branch (the GitRepository's URL and credentials) into a scratch
- * folder the caller removes, and reads the member files this set wrote there before.
+ * folder the caller removes, and reads the member files this set wrote there before. `deadline`
+ * is the reconcile's (`ReconcileContext.deadline`): the pass's Git operations share one of three
+ * times the repository's timeout.
  */
 export async function openFleet(
   deps: { client: KubeClient; git: GitClient },
   set: FleetSet,
   rendered: readonly RenderedMember[],
-  signal: AbortSignal,
+  deadline: (ms: number) => AbortSignal,
 ): Promise<FleetCheckout> {
   const ref = set.delivery.gitRepositoryRef;
   if (!ref)
@@ -174,12 +175,8 @@ export async function openFleet(
   const branch = set.delivery.branch || repo.spec.ref?.branch || 'master';
   const timeoutMs = repo.spec.timeout ? parseDuration(repo.spec.timeout) : DEFAULT_GIT_TIMEOUT_MS;
   const dir = await mkdtemp(join(tmpdir(), 'mooring-fleet-'));
-  const deadline = clearableTimeout(timeoutMs * 3);
-  const opts = { auth, timeoutMs, signal: AbortSignal.any([deadline.signal, signal]) };
-  const close = async () => {
-    deadline.clear();
-    await rm(dir, { recursive: true, force: true });
-  };
+  const opts = { auth, timeoutMs, signal: deadline(timeoutMs * 3) };
+  const close = () => rm(dir, { recursive: true, force: true });
   try {
     const checkout = await deps.git.cloneForWrite(repo.spec.url, branch, dir, opts);
     return {

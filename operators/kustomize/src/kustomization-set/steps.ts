@@ -55,11 +55,18 @@ export const SetReason = {
 
 export const SET_FIELD_MANAGER = 'mooring-kustomizationset';
 
+/** How long a directories or files generator may take to fetch its source's artifact. */
+const ARTIFACT_FETCH_TIMEOUT_MS = 120_000;
+
 export interface SetDeps {
   client: KubeClient;
   probe: ClusterProbe;
-  /** The extracted artifact of a directories/files generator's source. */
-  readArtifact: (set: KustomizationSet, sourceRef: Parameters<ReadArtifact>[0]) => Promise<{ dir: string }>;
+  /** The extracted artifact of a directories/files generator's source, fetched within `signal`. */
+  readArtifact: (
+    set: KustomizationSet,
+    sourceRef: Parameters<ReadArtifact>[0],
+    signal: AbortSignal,
+  ) => Promise<{ dir: string }>;
   impersonate: Impersonation | undefined;
   /** Commits and pushes a fleet repository (delivery mode git). */
   git: GitClient;
@@ -166,7 +173,7 @@ async function generateElements(run: SetRun): Promise<undefined> {
   try {
     run.elements = await generateAll(run.obj.spec.generators, {
       listClusters: async () => run.secrets,
-      readArtifact: (ref) => run.deps.readArtifact(run.obj, ref),
+      readArtifact: (ref) => run.deps.readArtifact(run.obj, ref, run.ctx.deadline(ARTIFACT_FETCH_TIMEOUT_MS)),
     });
   } catch (err) {
     if (err instanceof GeneratorError)
@@ -206,7 +213,7 @@ async function readLive(run: SetRun): Promise<undefined> {
           .join(', ')}); nothing is committed: delete them (or the set) first, or put mode push back`,
       );
     try {
-      run.fleet = await openFleet(run.deps, git, run.rendered, run.ctx.signal);
+      run.fleet = await openFleet(run.deps, git, run.rendered, run.ctx.deadline);
     } catch (err) {
       if (err instanceof TemplateError) throw new StalledError(SetReason.TemplateFailed, err.message);
       throw err;

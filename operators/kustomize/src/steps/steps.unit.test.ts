@@ -188,6 +188,7 @@ async function world(): Promise<World> {
       event: (severity, reason, message) => events.push({ severity, reason, message }),
       log: quiet,
       signal: new AbortController().signal,
+      deadline: (ms) => AbortSignal.timeout(ms),
       now: () => new Date(clock.now()),
       // As the controller does: the status built so far is written to the API server now.
       saveProgress: async (message) => {

@@ -93,7 +93,6 @@ export async function reconcileSource<R extends SourceRun>(
       stepTimer(run.ctx.metrics, run.storageRef.kind),
     );
   } finally {
-    run.deadlines.clear();
     if (run.scratch) await rm(run.scratch, { recursive: true, force: true });
   }
   if (run.noArtifact !== undefined) return { message: run.noArtifact };

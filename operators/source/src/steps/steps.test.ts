@@ -17,7 +17,6 @@ import {
   step,
 } from '@mooring/runtime';
 import type { SourceRun } from '../source-run.ts';
-import { RunDeadlines } from '../timeouts.ts';
 import {
   buildStep,
   keepCurrentArtifact,
@@ -44,6 +43,7 @@ function recordingContext() {
     event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
     log: quiet,
     signal: new AbortController().signal,
+    deadline: (ms) => AbortSignal.timeout(ms),
     now: () => new Date(0),
     saveProgress: async () => {},
   };
@@ -72,7 +72,7 @@ function runOf(storage: ArtifactStorage, ctx: ReconcileContext, revision: string
     status: ctx.status as TestStatus,
     storage,
     storageRef: REF,
-    deadlines: new RunDeadlines(1000, ctx.signal),
+    timeoutMs: 1000,
     revision,
   };
 }
@@ -196,50 +196,6 @@ test('the scratch folder is removed when a step fails', async () => {
     );
     assert.equal(existsSync(scratch), false);
   });
-});
-
-test("a remote operation's deadline ends with the reconcile, whether it succeeded or failed", async () => {
-  await withStorage(async (storage) => {
-    const taken: AbortSignal[] = [];
-    for (const fail of [false, true]) {
-      const { ctx } = recordingContext();
-      const run: SourceRun<TestStatus> = {
-        ...runOf(storage, ctx, 'main@sha1:1'),
-        deadlines: new RunDeadlines(30, ctx.signal),
-      };
-      run.noArtifact = 'no artifact here';
-      const reconciled = reconcileSource(
-        [
-          step('fetch', (r: SourceRun<TestStatus>) => {
-            taken.push(r.deadlines.signal());
-            if (fail) throw new Error('fetch failed');
-            return undefined;
-          }),
-        ],
-        run,
-      );
-      if (fail) await assert.rejects(reconciled, /fetch failed/);
-      else await reconciled;
-    }
-    // A control, not cleared: its 30 ms deadline fires, and before the wait below ends, since Node
-    // runs timers in the order they are due.
-    const left = new RunDeadlines(30, new AbortController().signal).signal();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    assert.equal((left.reason as DOMException | undefined)?.name, 'TimeoutError');
-    assert.deepEqual(
-      taken.map((s) => s.aborted),
-      [false, false],
-      'a deadline of an ended reconcile fired',
-    );
-  });
-});
-
-test("a remote operation's deadline follows the reconcile's stop signal", () => {
-  const stop = new AbortController();
-  const signal = new RunDeadlines(60_000, stop.signal).signal();
-  stop.abort(new Error('shutting down'));
-  assert.equal(signal.aborted, true);
-  assert.match(String(signal.reason), /shutting down/);
 });
 
 test("docs/architecture.md's step table names each kind's steps, in order", () => {

@@ -1,5 +1,4 @@
 import type { ImageRef } from '@mooring/api';
-import { withDeadline } from '@mooring/runtime';
 import type { ImagePolicyRun } from '../../image-policy-run.ts';
 import { registryClientFor, registryFailure } from '../../registry-access.ts';
 import { imageRefOf, need } from '../../run.ts';
@@ -24,10 +23,9 @@ export async function resolveDigest(run: ImagePolicyRun): Promise<undefined> {
     latest.digest = previous.digest;
   } else if (mode !== 'Never') {
     try {
-      latest.digest = await withDeadline(DIGEST_TIMEOUT_MS, ctx.signal, async (signal) => {
-        const registry = await registryClientFor(deps.client, repo, ref, DIGEST_TIMEOUT_MS, signal);
-        return registry.headDigest(ref, tag);
-      });
+      const signal = ctx.deadline(DIGEST_TIMEOUT_MS);
+      const registry = await registryClientFor(deps.client, repo, ref, DIGEST_TIMEOUT_MS, signal);
+      latest.digest = await registry.headDigest(ref, tag);
     } catch (err) {
       throw registryFailure(err);
     }

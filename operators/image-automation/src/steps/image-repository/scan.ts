@@ -1,4 +1,4 @@
-import { type Step, step, withDeadline } from '@mooring/runtime';
+import { type Step, step } from '@mooring/runtime';
 import { DEFAULT_EXCLUSION_LIST, durationMs, type ImageRepositoryRun } from '../../image-repository-run.ts';
 import { registryClientFor, registryFailure } from '../../registry-access.ts';
 import { need } from '../../run.ts';
@@ -19,10 +19,8 @@ export async function listTags(run: ImageRepositoryRun): Promise<undefined> {
   const timeoutMs = durationMs(obj.spec.timeout, run.intervalMs);
   let tags: string[];
   try {
-    tags = await withDeadline(timeoutMs, ctx.signal, async (signal) => {
-      const registry = await registryClientFor(deps.client, obj, ref, timeoutMs, signal);
-      return registry.listTags(ref);
-    });
+    const registry = await registryClientFor(deps.client, obj, ref, timeoutMs, ctx.deadline(timeoutMs));
+    tags = await registry.listTags(ref);
   } catch (err) {
     throw registryFailure(err);
   }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Reason } from '@mooring/api';
 import { PushRejectedError } from '@mooring/git';
-import { parseDuration, RetryableError, runSteps, type Step, step, withDeadline } from '@mooring/runtime';
+import { parseDuration, RetryableError, runSteps, type Step, step } from '@mooring/runtime';
 import type { ImageUpdateAutomationRun } from '../../image-update-automation-run.ts';
 import { need } from '../../run.ts';
 import { clone } from './clone.ts';
@@ -23,16 +23,14 @@ export const PUSH_ATTEMPT_STEPS: readonly Step<ImageUpdateAutomationRun>[] = [
 
 /** Runs the attempt steps in a scratch folder, removed when they end, whatever happened. */
 async function attempt(run: ImageUpdateAutomationRun, timeoutMs: number): Promise<void> {
-  await withDeadline(timeoutMs, run.ctx.signal, async (signal) => {
-    const opts = { auth: run.auth, timeoutMs, signal };
-    const dir = await mkdtemp(join(tmpdir(), 'mooring-image-automation-'));
-    run.attempt = { dir, opts };
-    try {
-      await runSteps(PUSH_ATTEMPT_STEPS, run, (name) => run.ctx.log.debug({ step: name }, 'attempt step'));
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
-  });
+  const opts = { auth: run.auth, timeoutMs, signal: run.ctx.deadline(timeoutMs) };
+  const dir = await mkdtemp(join(tmpdir(), 'mooring-image-automation-'));
+  run.attempt = { dir, opts };
+  try {
+    await runSteps(PUSH_ATTEMPT_STEPS, run, (name) => run.ctx.log.debug({ step: name }, 'attempt step'));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**

@@ -6,14 +6,13 @@ import { gitFailure } from './git-failure.ts';
 
 /** Fetches exactly the resolved commit (sparse when asked, with signatures when verified) into scratch. */
 export async function checkOut(run: GitRepositoryRun): Promise<undefined> {
-  const { obj } = run;
-  const { timeoutMs } = run.deadlines;
+  const { obj, timeoutMs } = run;
   run.scratch = await mkdtemp(join(tmpdir(), 'mooring-git-'));
   try {
     run.checkout = await run.deps.git.checkout(obj.spec.url, refOf(obj), run.scratch, {
       auth: run.auth,
       timeoutMs,
-      signal: run.deadlines.signal(),
+      signal: run.ctx.deadline(timeoutMs),
       sparse: obj.spec.sparseCheckout?.length ? obj.spec.sparseCheckout : undefined,
       withSignatures: !!obj.spec.verify,
     });

@@ -30,7 +30,6 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { GitRepositoryRun } from '../../git-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
-import { RunDeadlines } from '../../timeouts.ts';
 import { keepCurrentArtifact, reconcileSource, recordArtifact, verifyStorage } from '../artifact.ts';
 import { resolveIncludes } from './includes.ts';
 import { GIT_REPOSITORY_STEPS } from './index.ts';
@@ -156,7 +155,7 @@ async function world(): Promise<World> {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('GitRepository', obj),
-      deadlines: new RunDeadlines(60_000, ctx.signal),
+      timeoutMs: 60_000,
     };
     runs.push(run);
     transport.requests.length = 0;

@@ -38,7 +38,7 @@ async function pullChart(run: HelmChartRun): Promise<string> {
       passCredentials: repository.spec.passCredentials ?? false,
       tls: run.credentials?.tls,
       maxBytes: deps.limits.maxChartBytes,
-      signal: run.deadlines.signal(),
+      signal: run.ctx.deadline(run.timeoutMs),
       what,
     });
   } catch (err) {

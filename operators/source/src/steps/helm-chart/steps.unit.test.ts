@@ -14,7 +14,6 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { HelmChartRun } from '../../helm-chart-run.ts';
 import { storageRefOf } from '../../source-run.ts';
-import { RunDeadlines } from '../../timeouts.ts';
 import { keepCurrentArtifact } from '../artifact.ts';
 import { resolveChart, revisionSuffix } from './resolve-chart.ts';
 import { resolveSource } from './resolve-source.ts';
@@ -75,7 +74,7 @@ async function world() {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('HelmChart', obj),
-      deadlines: new RunDeadlines(10_000, ctx.signal),
+      timeoutMs: 10_000,
     };
     return run;
   };

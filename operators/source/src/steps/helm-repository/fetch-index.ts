@@ -37,7 +37,7 @@ export async function fetchIndex(run: HelmRepositoryRun): Promise<undefined> {
       passCredentials: run.obj.spec.passCredentials ?? false,
       tls: credentials?.tls,
       maxBytes: run.deps.maxIndexBytes,
-      signal: run.deadlines.signal(),
+      signal: run.ctx.deadline(run.timeoutMs),
       what: 'the repository index',
     });
     const index = normaliseIndex(body.toString('utf8'), run.deps.maxIndexBytes);

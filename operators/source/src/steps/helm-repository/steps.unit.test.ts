@@ -14,7 +14,6 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { HelmRepositoryRun } from '../../helm-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
-import { RunDeadlines } from '../../timeouts.ts';
 import { reconcileSource } from '../artifact.ts';
 import { HELM_REPOSITORY_STEPS } from './index.ts';
 import { readCredentials } from './read-credentials.ts';
@@ -85,7 +84,7 @@ async function world() {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('HelmRepository', obj),
-      deadlines: new RunDeadlines(10_000, ctx.signal),
+      timeoutMs: 10_000,
     };
     const condition = (type: string) => status.conditions?.find((c) => c.type === type);
     return { run, events, condition };

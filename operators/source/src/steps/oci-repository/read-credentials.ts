@@ -33,8 +33,7 @@ async function registryCredentials(
 
 /** A registry client with the object's credentials and CA (`spec.certSecretRef`), bound to `spec.timeout`. */
 export async function readCredentials(run: OciRepositoryRun): Promise<undefined> {
-  const { obj } = run;
-  const { timeoutMs } = run.deadlines;
+  const { obj, timeoutMs } = run;
   const target = need(run.target, 'the parsed URL');
   const credentials = await registryCredentials(run, target);
   let caCert: string | undefined;
@@ -52,7 +51,7 @@ export async function readCredentials(run: OciRepositoryRun): Promise<undefined>
     caCert,
     insecure: obj.spec.insecure ?? false,
     timeoutMs,
-    signal: run.deadlines.signal(),
+    signal: run.ctx.deadline(timeoutMs),
     userAgent: 'mooring-source',
   });
   return undefined;

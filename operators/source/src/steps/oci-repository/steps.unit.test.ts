@@ -25,7 +25,6 @@ import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
 import { stepContext } from '../../../test/step-context.ts';
 import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
-import { RunDeadlines } from '../../timeouts.ts';
 import { keepCurrentArtifact, reconcileSource, verifyStorage } from '../artifact.ts';
 import { OCI_REPOSITORY_STEPS } from './index.ts';
 import { PackedLayers } from './packed-layers.ts';
@@ -147,7 +146,7 @@ async function world(): Promise<World> {
       status,
       storage: storage.asStorage,
       storageRef: storageRefOf('OCIRepository', obj),
-      deadlines: new RunDeadlines(60_000, ctx.signal),
+      timeoutMs: 60_000,
     };
     runs.push(run);
     transport.requests.length = 0;
