@@ -109,7 +109,7 @@ export function kustomizationSetReconciler(deps: KustomizationSetDeps): Reconcil
     async finalize(obj, ctx) {
       if (obj.spec.delivery?.mode === 'git' && obj.spec.deletionPolicy !== 'Orphan')
         // Without its GitRepository (deleted first, e.g. with the namespace) the set must not hang.
-        await removeFleetFiles(deps.client, git, obj, ctx.deadline).catch((err: unknown) => {
+        await removeFleetFiles(deps.client, git, obj, (ms) => ctx.deadline(ms)).catch((err: unknown) => {
           if (!(err instanceof WaitingError)) throw err;
           ctx.event('error', 'PruneFailed', `its files are left in the fleet repository: ${err.message}`);
         });

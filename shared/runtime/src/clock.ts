@@ -176,17 +176,18 @@ export function clearableTimeout(ms: number): { signal: AbortSignal; clear(): vo
 
 /**
  * Deadlines that end together: each `signal(ms)` aborts `ms` after it was asked for, or when `stop`
- * does, and `clear()` cancels every timer still pending. Each reconcile holds one (its context's
- * `deadline`), cleared by the controller when the reconcile ends. Without the clear, each
+ * (if any) does, and `clear()` cancels every timer still pending. Each reconcile holds one (its
+ * context's `deadline`), cleared by the controller when the reconcile ends; a request with retries
+ * holds one per attempt (the Provider sender). Without the clear, each
  * deadline lived its full timeout (60 s by default) after a call that took a second, with the
  * signal and what listens to it.
  */
 export class DeadlineScope {
-  readonly #stop: AbortSignal;
+  readonly #stop: AbortSignal | undefined;
   readonly #clears: (() => void)[] = [];
 
   /** `stop` should live no longer than the scope (a reconcile's own signal): see {@link childSignal}. */
-  constructor(stop: AbortSignal) {
+  constructor(stop?: AbortSignal) {
     this.#stop = stop;
   }
 
@@ -194,7 +195,7 @@ export class DeadlineScope {
   signal(ms: number): AbortSignal {
     const timeout = clearableTimeout(ms);
     this.#clears.push(timeout.clear);
-    return AbortSignal.any([timeout.signal, this.#stop]);
+    return this.#stop ? AbortSignal.any([timeout.signal, this.#stop]) : timeout.signal;
   }
 
   /** The work has ended: no deadline of this scope fires any more. */

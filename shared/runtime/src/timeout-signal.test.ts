@@ -86,8 +86,14 @@ test("a DeadlineScope's deadlines fire on time until it is cleared, and follow i
   // Not cleared: it fires, and before the wait below ends, since Node runs timers in the order
   // they are due, as would the two above had the clear not cancelled them.
   const running = new DeadlineScope(stop.signal).signal(30);
+  const unstoppable = new DeadlineScope().signal(30);
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal((running.reason as DOMException).name, 'TimeoutError');
+  assert.equal(
+    (unstoppable.reason as DOMException).name,
+    'TimeoutError',
+    'a scope with no stop signal times out too',
+  );
   assert.deepEqual(
     cleared.map((s) => s.aborted),
     [false, false],

@@ -213,7 +213,7 @@ async function readLive(run: SetRun): Promise<undefined> {
           .join(', ')}); nothing is committed: delete them (or the set) first, or put mode push back`,
       );
     try {
-      run.fleet = await openFleet(run.deps, git, run.rendered, run.ctx.deadline);
+      run.fleet = await openFleet(run.deps, git, run.rendered, (ms) => run.ctx.deadline(ms));
     } catch (err) {
       if (err instanceof TemplateError) throw new StalledError(SetReason.TemplateFailed, err.message);
       throw err;

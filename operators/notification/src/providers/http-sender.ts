@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { clearableTimeout } from '@mooring/runtime';
+import { DeadlineScope } from '@mooring/runtime';
 import type { OutboundRequest, ProviderConfig } from './types.ts';
 import { type Dispatcher, loadUndici } from './undici.ts';
 
@@ -50,9 +50,9 @@ export async function sendRequest(
     for (let attempt = 1; ; attempt++) {
       let failure: SendError;
       // Cleared when the attempt ends, so a quick answer leaves no timer for the full timeout.
-      const timeout = clearableTimeout(p.timeoutMs);
+      const deadline = new DeadlineScope(options.signal);
       try {
-        const signal = options.signal ? AbortSignal.any([options.signal, timeout.signal]) : timeout.signal;
+        const signal = deadline.signal(p.timeoutMs);
         const res = await request(req.url, {
           method: req.method,
           headers: req.headers,
@@ -78,7 +78,7 @@ export async function sendRequest(
           failure = new SendError(`the request failed: ${why}`);
         }
       } finally {
-        timeout.clear();
+        deadline.clear();
       }
       if (attempt >= attempts || options.signal?.aborted) {
         throw new SendError(`${failure.message} (after ${attempt} attempts)`, failure.status);
