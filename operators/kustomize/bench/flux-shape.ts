@@ -11,7 +11,8 @@ import { pushArtifact } from '../../../cli/src/oci-push.ts';
 export const FLUX_SOURCE = 'source.toolkit.fluxcd.io/v1';
 export const FLUX_KUSTOMIZE = 'kustomize.toolkit.fluxcd.io/v1';
 
-export type Tool = 'mooring' | 'flux';
+/** `floor` uses Mooring's kinds: see floor-tool.ts. */
+export type Tool = 'mooring' | 'flux' | 'floor';
 
 export interface Started {
   procs: ChildProcess[];

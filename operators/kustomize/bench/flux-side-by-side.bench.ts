@@ -13,6 +13,8 @@
 //   MOORING_BENCH_QPS=1000 MOORING_BENCH_BURST=2000   both tools' client limits
 //   MOORING_BENCH_KCM_QPS=200               kube-controller-manager's own limit (default: its own, 20)
 //   MOORING_BENCH_TOOLS=mooring             one tool only, for profiling: its log lines, no page
+//   MOORING_BENCH_TOOLS=mooring,flux,floor  with the floor (floor-tool.ts): only the writes no tool can
+//                                           leave out, as a column of the page
 //   MOORING_BENCH_CONCURRENT=20             Mooring's --concurrent (20, as Flux's in the benchmark)
 //   MOORING_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   Node's flags for Mooring, for profiling
 import { execFileSync, spawn } from 'node:child_process';
@@ -150,6 +152,35 @@ async function startMooring(
   };
 }
 
+/** floor-tool.ts, started as Mooring's bundle is: its own process, so its CPU and memory are its own. */
+async function startFloor(
+  kubeconfig: string,
+  namespace: string,
+  logs: string,
+  setting: Setting,
+): Promise<Started> {
+  const storage = await mkdtemp(join(tmpdir(), 'floor-bench-'));
+  const metrics = await freePort();
+  const proc = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(repoRoot, 'operators/kustomize/bench/floor-tool.ts'),
+      kubeconfig,
+      namespace,
+      CONCURRENT,
+      setting.qps,
+      setting.burst,
+      String(metrics),
+    ],
+    { cwd: repoRoot, env: bundleEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  logTo(proc, join(logs, `floor-${namespace}.log`));
+  await waitHttp(`http://127.0.0.1:${metrics}/metrics`, 'floor', proc);
+  return { procs: [proc], metricsPorts: [metrics], requestMetric: 'floor_requests_total', storage };
+}
+
 async function startFlux(
   kubeconfig: string,
   namespace: string,
@@ -209,12 +240,13 @@ async function startFlux(
  * and for Mooring the mean time of each reconcile step per Kustomization reconcile.
  */
 async function breakdown(started: Started, tool: Tool, n: number): Promise<string> {
+  if (tool === 'floor') return 'its requests by verb are in the API server line below';
   const byVerb =
     tool === 'flux'
       ? await sumsBy(started, 'rest_client_requests_total', 'method')
       : await sumsBy(started, 'mooring_api_request_duration_seconds_count', 'verb');
   const verbs = [...byVerb].map(([verb, count]) => `${verb} ${(count / n).toFixed(1)}`).join(', ');
-  if (tool === 'flux') return `requests per Kustomization by verb: ${verbs}`;
+  if (tool !== 'mooring') return `requests per Kustomization by verb: ${verbs}`;
   const latencySums = await sumsBy(started, 'mooring_api_request_duration_seconds_sum', 'verb');
   const latency = [...latencySums]
     .map(([verb, sum]) => `${verb} ${((sum / (byVerb.get(verb) ?? 1)) * 1000).toFixed(0)} ms`)
@@ -252,7 +284,9 @@ async function runOnce(
   const started =
     tool === 'flux'
       ? await startFlux(kubeconfig, namespace, logs, setting)
-      : await startMooring(kubeconfig, namespace, app, logs, setting);
+      : tool === 'floor'
+        ? await startFloor(kubeconfig, namespace, logs, setting)
+        : await startMooring(kubeconfig, namespace, app, logs, setting);
   const pids = started.procs.map((p) => p.pid!);
   const requestsBefore = await requestsOf(started);
   const cpuBefore = await Promise.all(pids.map(cpuSecondsOf));
@@ -347,16 +381,22 @@ try {
   await registry.close();
 }
 
-if (TOOLS.length !== 2) {
-  log('one tool only: its figures are the log lines above; the page is not written');
+if (!TOOLS.includes('mooring') || !TOOLS.includes('flux')) {
+  log('not both tools: the figures are the log lines above; the page is not written');
   process.exit(0);
 }
+const withFloor = TOOLS.includes('floor');
 const rows: string[] = [];
-for (let i = 0; i + 1 < results.length; i += 2) {
-  const m = results[i]!;
-  const f = results[i + 1]!;
+// Each size's run of every tool, in TOOLS' order.
+for (let i = 0; i + TOOLS.length <= results.length; i += TOOLS.length) {
+  const of = (tool: Tool) => results[i + TOOLS.indexOf(tool)]!;
+  const m = of('mooring');
+  const f = of('flux');
+  const floor = withFloor
+    ? ` ${(of('floor').wallMs / 1000).toFixed(1)} s | ${of('floor').planeCpuSeconds.toFixed(0)} | ${(m.wallMs / of('floor').wallMs).toFixed(2)}× |`
+    : '';
   rows.push(
-    `| ${m.n} | ${m.setting.qps} / ${m.setting.burst} | ${m.setting.kcmQps ?? '20 (default)'} | ${(f.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / f.wallMs).toFixed(2)}× | ${(f.requests / f.n).toFixed(1)} / ${(m.requests / m.n).toFixed(1)} | ${f.cpuSeconds.toFixed(1)} / ${m.cpuSeconds.toFixed(1)} | ${f.planeCpuSeconds.toFixed(0)} / ${m.planeCpuSeconds.toFixed(0)} | ${f.peakRssMb.toFixed(0)} / ${m.peakRssMb.toFixed(0)} MB | ${f.load.toFixed(1)} / ${m.load.toFixed(1)} |`,
+    `| ${m.n} | ${m.setting.qps} / ${m.setting.burst} | ${m.setting.kcmQps ?? '20 (default)'} | ${(f.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / 1000).toFixed(1)} s | ${(m.wallMs / f.wallMs).toFixed(2)}× | ${(f.requests / f.n).toFixed(1)} / ${(m.requests / m.n).toFixed(1)} | ${f.cpuSeconds.toFixed(1)} / ${m.cpuSeconds.toFixed(1)} | ${f.planeCpuSeconds.toFixed(0)} / ${m.planeCpuSeconds.toFixed(0)} | ${f.peakRssMb.toFixed(0)} / ${m.peakRssMb.toFixed(0)} MB | ${f.load.toFixed(1)} / ${m.load.toFixed(1)} |${floor}`,
   );
 }
 const fluxVersions = readFileSync(join(repoRoot, 'hack/lib/build-flux.sh'), 'utf8')
@@ -384,9 +424,20 @@ each tool's processes (Flux: two); requests are each process's own metrics
 load average at start and end of the run, averaged; the control plane's CPU is what its processes (kube-apiserver,
 etcd, kube-controller-manager, kube-scheduler, kwok) spent during the run. Everything runs on one 2-core machine.
 
-| Kustomizations | client QPS / burst | KCM QPS | Flux | Mooring | Mooring / Flux | API requests per Kustomization, Flux / Mooring | CPU s, Flux / Mooring | control plane's CPU s, Flux / Mooring | peak RSS, Flux / Mooring | load, Flux / Mooring |
-| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |
+| Kustomizations | client QPS / burst | KCM QPS | Flux | Mooring | Mooring / Flux | API requests per Kustomization, Flux / Mooring | CPU s, Flux / Mooring | control plane's CPU s, Flux / Mooring | peak RSS, Flux / Mooring | load, Flux / Mooring |${withFloor ? " floor | control plane's CPU s, floor | Mooring / floor |" : ''}
+| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |${withFloor ? ' --- | --- | --- |' : ''}
 ${rows.join('\n')}
+${
+  withFloor
+    ? `
+The floor (\`operators/kustomize/bench/floor-tool.ts\`, run third on a fresh namespace like the others) is
+not a tool: it makes only the writes no tool can leave out, one status write per source, the four
+server-side applies as the ServiceAccount, a wait on a watch for the Deployment to be Available and
+one status write per Kustomization, with no finalizers, dry runs, reads, events or inventory intent.
+It uses Mooring's kinds and the same client limits and concurrency.
+`
+    : ''
+}
 
 Reproduce: \`npm run bench -- flux-side-by-side\` (about 25 minutes; \`MOORING_BENCH_SIZES=100
 MOORING_BENCH_KCM_QPS=200\` for a quick run of one setting, \`MOORING_BENCH_QPS\`/\`_BURST\` for its client limits).`);
