@@ -13,8 +13,8 @@
 //   MOORING_BENCH_QPS=1000 MOORING_BENCH_BURST=2000   both tools' client limits
 //   MOORING_BENCH_KCM_QPS=200               kube-controller-manager's own limit (default: its own, 20)
 //   MOORING_BENCH_TOOLS=mooring             one tool only, for profiling: its log lines, no page
-//   MOORING_BENCH_TOOLS=mooring,flux,floor  with the floor (floor-tool.ts): only the writes no tool can
-//                                           leave out, as a column of the page
+//                                           (default mooring,flux,floor; the floor, floor-tool.ts,
+//                                           makes only the writes no tool can leave out)
 //   MOORING_BENCH_CONCURRENT=20             Mooring's --concurrent (20, as Flux's in the benchmark)
 //   MOORING_BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof'   Node's flags for Mooring, for profiling
 import { execFileSync, spawn } from 'node:child_process';
@@ -84,7 +84,7 @@ function settings(): Setting[] {
 const SETTINGS = settings();
 // Mooring's workers; 20 is Flux's kustomize-controller's in the benchmark. Other values are for profiling.
 const CONCURRENT = process.env.MOORING_BENCH_CONCURRENT ?? '20';
-const TOOLS = (process.env.MOORING_BENCH_TOOLS ?? 'mooring,flux').split(',') as Tool[];
+const TOOLS = (process.env.MOORING_BENCH_TOOLS ?? 'mooring,flux,floor').split(',') as Tool[];
 const FLUX_BIN = join(repoRoot, 'bin/flux');
 const log = (line: string) => process.stderr.write(`flux-side-by-side: ${line}\n`);
 
@@ -439,5 +439,5 @@ It uses Mooring's kinds and the same client limits and concurrency.
     : ''
 }
 
-Reproduce: \`npm run bench -- flux-side-by-side\` (about 25 minutes; \`MOORING_BENCH_SIZES=100
+Reproduce: \`npm run bench -- flux-side-by-side\` (about 35 minutes; \`MOORING_BENCH_SIZES=100
 MOORING_BENCH_KCM_QPS=200\` for a quick run of one setting, \`MOORING_BENCH_QPS\`/\`_BURST\` for its client limits).`);
