@@ -13,11 +13,11 @@ import {
   type KubeClient,
   type ReconcileContext,
   RetryableError,
-  type RuntimeLogger,
   runSteps,
   StalledError,
   WaitingError,
 } from '@mooring/runtime';
+import { type RecordedEvent, stepContext } from '@mooring/test/harness/step-context';
 import type { ImagePolicyRun } from '../image-policy-run.ts';
 import type { ImageRepositoryRun } from '../image-repository-run.ts';
 import type { ImageUpdateAutomationRun } from '../image-update-automation-run.ts';
@@ -37,7 +37,6 @@ import { validateSpec as validateAutomationSpec } from './image-update-automatio
 
 const NS = 'apps';
 const NOW = Date.UTC(2026, 0, 1, 12);
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -50,21 +49,8 @@ async function tempDir(): Promise<string> {
   return dir;
 }
 
-type Event = { reason: string; message: string; metadata?: Record<string, string> };
-
-function contextOf<S extends object>(status: S): { ctx: ReconcileContext; events: Event[] } {
-  const events: Event[] = [];
-  const ctx: ReconcileContext = {
-    status: status as ReconcileContext['status'],
-    setCondition: () => {},
-    event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
-    log: quiet,
-    signal: new AbortController().signal,
-    deadline: (ms) => AbortSignal.timeout(ms),
-    now: () => new Date(NOW),
-    saveProgress: async () => {},
-  };
-  return { ctx, events };
+function contextOf<S extends object>(status: S): { ctx: ReconcileContext; events: RecordedEvent[] } {
+  return stepContext(status as ReconcileContext['status'], () => NOW);
 }
 
 /** A client that answers GETs from `objects` (by kind/namespace/name) and lists from `lists` (by kind). */

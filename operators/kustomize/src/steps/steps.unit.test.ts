@@ -25,12 +25,11 @@ import {
   type KubeObject,
   type ReconcileContext,
   RetryableError,
-  type RuntimeLogger,
   runSteps,
   StalledError,
-  setCondition,
   WaitingError,
 } from '@mooring/runtime';
+import { type RecordedEvent, stepContext } from '@mooring/test/harness/step-context';
 import {
   errorResponse,
   FakeApiServer,
@@ -60,7 +59,6 @@ const NS = 'apps';
 const NAME = 'app';
 const REVISION = 'main@sha1:1111111111111111111111111111111111111111';
 const DEPENDENCY_MS = 7_000;
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
 
 /** The render, handed out as the real one hands it (owner labels on), or failing as asked. */
 class StubRenderCache extends RenderCache {
@@ -127,7 +125,7 @@ interface World {
 interface Run {
   run: KustomizationRun;
   saved: Saved[];
-  events: { severity: string; reason: string; message: string }[];
+  events: RecordedEvent[];
   condition(type: string): { status: string; reason: string; message: string } | undefined;
 }
 
@@ -175,21 +173,9 @@ async function world(): Promise<World> {
     })) as Kustomization;
     const status: NonNullable<Kustomization['status']> = structuredClone(obj.status ?? {});
     const saved: Saved[] = [];
-    const events: Run['events'] = [];
+    const { ctx: recording, events } = stepContext(status, () => clock.now());
     const ctx: ReconcileContext = {
-      status,
-      setCondition: (type, s, reason, message) => {
-        status.conditions = setCondition(
-          status.conditions,
-          { type, status: s, reason, message },
-          new Date(clock.now()),
-        );
-      },
-      event: (severity, reason, message) => events.push({ severity, reason, message }),
-      log: quiet,
-      signal: new AbortController().signal,
-      deadline: (ms) => AbortSignal.timeout(ms),
-      now: () => new Date(clock.now()),
+      ...recording,
       // As the controller does: the status built so far is written to the API server now.
       saveProgress: async (message) => {
         await save(message);

@@ -9,13 +9,8 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Artifact } from '@mooring/api';
 import { ArtifactStorage } from '@mooring/artifact';
-import {
-  type MooringStatus,
-  type ReconcileContext,
-  type RuntimeLogger,
-  setCondition,
-  step,
-} from '@mooring/runtime';
+import { type MooringStatus, type ReconcileContext, setCondition, step } from '@mooring/runtime';
+import { stepContext } from '@mooring/test/harness/step-context';
 import type { SourceRun } from '../source-run.ts';
 import {
   buildStep,
@@ -30,23 +25,9 @@ import { HELM_REPOSITORY_STEPS } from './helm-repository/index.ts';
 import { OCI_REPOSITORY_STEPS } from './oci-repository/index.ts';
 
 const REF = { kind: 'GitRepository', namespace: 'team', name: 'app' };
-const quiet: RuntimeLogger = { debug() {}, info() {}, warn() {}, error() {}, child: () => quiet };
-
 function recordingContext() {
   const status: MooringStatus & { artifact?: Artifact; observedIgnore?: string } = {};
-  const events: { reason: string; message: string; metadata?: Record<string, string> }[] = [];
-  const ctx: ReconcileContext = {
-    status,
-    setCondition: (type, s, reason, message) => {
-      status.conditions = setCondition(status.conditions, { type, status: s, reason, message }, new Date(0));
-    },
-    event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
-    log: quiet,
-    signal: new AbortController().signal,
-    deadline: (ms) => AbortSignal.timeout(ms),
-    now: () => new Date(0),
-    saveProgress: async () => {},
-  };
+  const { ctx, events } = stepContext(status, () => 0);
   const condition = (type: string) => status.conditions?.find((c) => c.type === type);
   return { ctx, status, events, condition };
 }

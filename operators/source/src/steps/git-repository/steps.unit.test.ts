@@ -25,9 +25,9 @@ import {
   runSteps,
   StalledError,
 } from '@mooring/runtime';
+import { stepContext } from '@mooring/test/harness/step-context';
 import { FakeApiServer, FakeApiTransport } from '../../../../../test/simulation/fake-api-server.ts';
 import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
-import { stepContext } from '../../../test/step-context.ts';
 import type { GitRepositoryRun } from '../../git-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { keepCurrentArtifact, reconcileSource, recordArtifact, verifyStorage } from '../artifact.ts';

@@ -20,9 +20,9 @@ import {
   runSteps,
   StalledError,
 } from '@mooring/runtime';
+import { stepContext } from '@mooring/test/harness/step-context';
 import { FakeApiServer, FakeApiTransport } from '../../../../../test/simulation/fake-api-server.ts';
 import { FakeArtifactStorage } from '../../../test/fake-artifact-storage.ts';
-import { stepContext } from '../../../test/step-context.ts';
 import type { OciRepositoryRun } from '../../oci-repository-run.ts';
 import { storageRefOf } from '../../source-run.ts';
 import { keepCurrentArtifact, reconcileSource, verifyStorage } from '../artifact.ts';

@@ -1,5 +1,6 @@
-// The ReconcileContext a source kind's step unit tests hand to one step: conditions set on the
-// status at the fake clock's time, events recorded, a silent logger, progress not saved.
+// The ReconcileContext an operator's step unit tests hand to one step, in place of the controller's:
+// conditions set on the status at the test's clock, events recorded, a silent logger, progress not
+// saved (a test that needs saves overrides saveProgress), deadlines as plain timeouts.
 import {
   type MooringStatus,
   type ReconcileContext,
@@ -8,6 +9,7 @@ import {
 } from '@mooring/runtime';
 
 export interface RecordedEvent {
+  severity: 'info' | 'error';
   reason: string;
   message: string;
   metadata?: Record<string, string>;
@@ -36,7 +38,8 @@ export function stepContext(
         new Date(now()),
       );
     },
-    event: (_severity, reason, message, metadata) => events.push({ reason, message, metadata }),
+    event: (severity, reason, message, metadata) =>
+      events.push({ severity, reason, message, ...(metadata && { metadata }) }),
     log: quietLogger,
     signal: new AbortController().signal,
     deadline: (ms) => AbortSignal.timeout(ms),
