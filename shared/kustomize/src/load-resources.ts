@@ -6,7 +6,6 @@ import {
   isScalar,
   isSeq,
   LineCounter,
-  parseAllDocuments,
   type ScalarTag,
   type Tags,
   visit,
@@ -14,6 +13,7 @@ import {
 import { noteBareNull } from './bare-nulls.ts';
 import { KustomizeError, YamlSyntaxError } from './errors.ts';
 import { mayHoldBigInts, noteExactInts } from './exact-ints.ts';
+import { parseIndentingQuotedContinuations } from './quoted-continuations.ts';
 import type { JsonObject, JsonValue } from './resource.ts';
 
 /** Caps on the YAML a build parses. */
@@ -292,20 +292,25 @@ export function parseYamlDocuments(
   }
   const out: JsonValue[] = [];
   // Offsets are counted over the whole stream, so a later document's lines are the file's lines.
-  const lines = new LineCounter();
+  let lines = new LineCounter();
   const syntaxError = (offset: number | undefined, reason: string): YamlSyntaxError => {
     const at = offset === undefined ? undefined : lines.linePos(offset);
     return new YamlSyntaxError(source, at?.line, at?.col, reason);
   };
   try {
-    const options = { ...parseOptions(limits, schema), uniqueKeys, lineCounter: lines };
     const bigInts = mayHoldBigInts(text);
-    for (const doc of parseAllDocuments(text, options)) {
+    const read = parseIndentingQuotedContinuations(text, () => ({
+      ...parseOptions(limits, schema),
+      uniqueKeys,
+      lineCounter: new LineCounter(),
+    }));
+    lines = read.options.lineCounter;
+    for (const doc of read.docs) {
       const error = doc.errors[0];
       if (error) throw syntaxError(error.pos[0], firstLine(error.message));
       if (doc.contents === null) continue;
       // Only the document that runs to the end of a file without a final line break.
-      if (doc.range[1] === text.length && !text.endsWith('\n')) dropAddedFinalBreak(doc, text);
+      if (doc.range[1] === read.text.length && !read.text.endsWith('\n')) dropAddedFinalBreak(doc, read.text);
       let value: JsonValue;
       try {
         value = doc.toJS({ maxAliasCount: limits.maxAliasCount }) as JsonValue;
