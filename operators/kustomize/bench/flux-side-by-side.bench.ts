@@ -439,5 +439,5 @@ It uses Mooring's kinds and the same client limits and concurrency.
     : ''
 }
 
-Reproduce: \`npm run bench -- flux-side-by-side\` (about 35 minutes; \`MOORING_BENCH_SIZES=100
+Reproduce: \`npm run bench -- flux-side-by-side\` (about 30 minutes; \`MOORING_BENCH_SIZES=100
 MOORING_BENCH_KCM_QPS=200\` for a quick run of one setting, \`MOORING_BENCH_QPS\`/\`_BURST\` for its client limits).`);
