@@ -3,7 +3,7 @@
 // `helm template` prints.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { CliError, EXIT_ERROR } from './cli-error.ts';
 import { REPO_ROOT } from './cli-paths.ts';
 
@@ -31,6 +31,14 @@ const LIMITS = { timeoutMs: 10 * 60_000, memoryBytes: 1 << 30 };
 /** `repo/chart` or `oci://…`: a chart from a HelmRepository, which only the cluster can fetch. */
 function isRemoteReference(ref: string): boolean {
   return /^oci:\/\//.test(ref) || /^[A-Za-z0-9][\w-]*\/[A-Za-z0-9][\w.-]*$/.test(ref);
+}
+
+/** The Git work tree `dir` is in (the nearest folder up with a `.git`), else `dir` itself. */
+function workTreeOf(dir: string): string {
+  for (let at = resolve(dir); ; at = dirname(at)) {
+    if (existsSync(join(at, '.git'))) return at;
+    if (dirname(at) === at) return dir;
+  }
 }
 
 function readValuesFile(file: string): string {
@@ -112,6 +120,8 @@ export async function renderHelmChart(ref: string, flags: HelmChartFlags): Promi
     try {
       return await renderChart({
         chartDir,
+        // A directory's links may lead anywhere in its Git work tree, as a source's may in its checkout.
+        ...(work ? {} : { linksWithin: workTreeOf(chartDir) }),
         releaseName: flags.name ?? DEFAULT_RELEASE_NAME,
         namespace: flags.namespace ?? 'default',
         values,

@@ -2,7 +2,7 @@
 // directories and packaged charts, Helm's own message on a refusal, exit 2 on a usage error.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -151,6 +151,39 @@ describe('mooring build helmchart prints what helm template prints', () => {
     assert.equal(wrong.code, 1);
     assert.equal(wrong.stderr, `✗ ${tgz} holds chart version 1.2.3, not --version 2.0.0.\n`);
     assert.equal(wrong.stdout, '');
+  });
+
+  it('a link elsewhere in the Git work tree is followed, as helm does; one out of it is refused', async () => {
+    // As kwok's chart: crds/ links to the CRDs its repository generates beside the chart.
+    const tree = join(work, 'linked-tree');
+    const chart = join(tree, 'charts', 'app');
+    mkdirSync(join(tree, '.git'), { recursive: true });
+    mkdirSync(join(chart, 'templates'), { recursive: true });
+    mkdirSync(join(tree, 'config', 'crd'), { recursive: true });
+    writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: app\nversion: 0.1.0\n');
+    writeFileSync(
+      join(chart, 'templates', 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n',
+    );
+    writeFileSync(
+      join(tree, 'config', 'crd', 'widgets.yaml'),
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n',
+    );
+    symlinkSync('../../config/crd', join(chart, 'crds'));
+    const [expected, r] = await Promise.all([
+      helm(['template', chart, '--include-crds']),
+      mooring(['build', 'helmchart', chart, '--include-crds']),
+    ]);
+    assert.equal(expected.code, 0, expected.stderr);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /name: widgets.example.com/);
+    assert.equal(r.stdout, expected.stdout);
+
+    symlinkSync('/etc/passwd', join(chart, 'passwd'));
+    const out = await mooring(['build', 'helmchart', chart]);
+    assert.equal(out.code, 1);
+    assert.match(out.stderr, /chart file passwd is a link that leads out of the tree the chart is in/);
+    assert.doesNotMatch(out.stdout + out.stderr, /root:/);
   });
 
   it("a template error exits 1 with Helm's message in one line", async () => {

@@ -48,7 +48,8 @@ function chartSource(source: string): string {
 /** The case's input with its charts copied in, in a fresh directory. */
 function materialise(name: string, c: Case): string {
   const dir = join(work, name);
-  cpSync(join(CASES, name, 'input'), dir, { recursive: true });
+  // Links stay as they are written (relative), so a linked file is the copy's, not the original's.
+  cpSync(join(CASES, name, 'input'), dir, { recursive: true, verbatimSymlinks: true });
   for (const [dest, source] of Object.entries(c.charts)) {
     cpSync(chartSource(source), join(dir, dest), { recursive: true });
   }

@@ -40,23 +40,26 @@ export interface ChartFiles {
 
 /**
  * Reads the chart at `src` for the renderer, which gets no directory of its own: every file and
- * directory, a symbolic link inside the chart read as what it points to (Helm's loader follows
- * links the same way), one that leads out of the chart or back into its own path refused, so
- * nothing from outside the chart reaches the renderer. .helmignore is the renderer's to apply,
+ * directory, a symbolic link read as what it points to (Helm's loader follows links the same way)
+ * when it resolves inside `linksWithin` (the chart itself unless the caller names the tree it lies
+ * in, e.g. the source's), one that leads out of it or back into its own path refused, so
+ * nothing from outside that tree reaches the renderer. .helmignore is the renderer's to apply,
  * as Helm applies it. The files' bytes together may not exceed `maxBytes` (the renderer's
  * memory, which must hold them), and a file above Helm's size limit is not read at all.
  */
-export function readChartFiles(src: string, maxBytes: number): ChartFiles {
+export function readChartFiles(src: string, maxBytes: number, linksWithin: string = src): ChartFiles {
   let root: string;
+  let allowed: string;
   try {
     root = realpathSync(src);
     if (!statSync(root).isDirectory()) throw new HelmChartError(`chart ${src} is not a directory`);
+    allowed = realpathSync(linksWithin);
   } catch (err) {
     if (err instanceof HelmChartError) throw err;
     throw new HelmChartError(`chart ${src} cannot be read: ${(err as Error).message}`);
   }
   const files: ChartFiles = { root: resolve(src), entries: [], data: [], bytes: 0, digest: '' };
-  const inside = (p: string): boolean => p === root || p.startsWith(root + sep);
+  const inside = (p: string): boolean => p === allowed || p.startsWith(allowed + sep);
   const walk = (dir: string, shown: string, open: Set<string>): void => {
     for (const name of readdirSync(dir).sort()) {
       const from = join(dir, name);
@@ -70,7 +73,9 @@ export function readChartFiles(src: string, maxBytes: number): ChartFiles {
           throw new HelmChartError(`chart file ${rel} is a link that leads nowhere`);
         }
         if (!inside(real))
-          throw new HelmChartError(`chart file ${rel} is a link that leads out of the chart`);
+          throw new HelmChartError(
+            `chart file ${rel} is a link that leads out of the ${allowed === root ? 'chart' : 'tree the chart is in'}`,
+          );
       }
       const target = st.isSymbolicLink() ? statSync(real) : st;
       const linkedName = real === from ? undefined : basename(real);

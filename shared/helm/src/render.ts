@@ -27,6 +27,11 @@ export interface RenderLimits {
 
 export interface RenderOptions {
   chartDir: string;
+  /**
+   * The tree a symbolic link in the chart may lead into (a source's checkout, a kustomization's
+   * root); default: the chart itself. See readChartFiles.
+   */
+  linksWithin?: string;
   releaseName: string;
   namespace: string;
   /** Values, merged in order like `helm template -f a -f b`: YAML text or an object. */
@@ -127,7 +132,7 @@ export async function renderChart(opts: RenderOptions): Promise<string> {
   const { timeoutMs, memoryBytes } = opts.limits;
   if (!(timeoutMs > 0) || !(memoryBytes > 0)) throw new RangeError('renderChart: limits must be positive');
   // Read before a renderer is taken: a refused chart costs no renderer time.
-  const files = readChartFiles(opts.chartDir, memoryBytes);
+  const files = readChartFiles(opts.chartDir, memoryBytes, opts.linksWithin);
   const request: RendererRequest = {
     chart: files.root,
     releaseName: opts.releaseName,

@@ -2,7 +2,7 @@
 // with a typed error. No assertion depends on how fast the machine is: a limit is hit or not,
 // and the test deadlines are generous.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -119,6 +119,42 @@ describe('the Helm renderer sandbox', () => {
         assert.match(err.message, /chart file files\/passwd is a link that leads out of the chart/);
         return true;
       },
+    );
+  });
+
+  it('follows a link elsewhere in the tree it is told the chart lies in, and nowhere else', {
+    timeout: 120_000,
+  }, async () => {
+    // As kwok's chart: crds/ links to the CRDs generated beside the chart in its repository.
+    const tree = join(scratch, 'tree');
+    const chart = join(tree, 'charts', 'app');
+    mkdirSync(join(chart, 'templates'), { recursive: true });
+    mkdirSync(join(tree, 'config', 'crd'), { recursive: true });
+    writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: app\nversion: 0.1.0\n');
+    writeFileSync(
+      join(chart, 'templates', 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n',
+    );
+    writeFileSync(
+      join(tree, 'config', 'crd', 'widgets.yaml'),
+      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n',
+    );
+    symlinkSync('../../config/crd', join(chart, 'crds'));
+    const render = (linksWithin?: string) =>
+      renderChart({
+        chartDir: chart,
+        ...(linksWithin ? { linksWithin } : {}),
+        releaseName: 'r',
+        namespace: 'n',
+        includeCrds: true,
+        limits: roomy,
+      });
+    assert.match(await render(tree), /name: widgets.example.com/);
+    await assert.rejects(render(), /chart file crds is a link that leads out of the chart/);
+    symlinkSync('/etc/passwd', join(chart, 'passwd'));
+    await assert.rejects(
+      render(tree),
+      /chart file passwd is a link that leads out of the tree the chart is in/,
     );
   });
 

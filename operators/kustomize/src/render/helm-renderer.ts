@@ -59,6 +59,7 @@ async function renderOnce(request: HelmRenderRequest, settings: HelmRenderSettin
   const apiVersions = request.apiVersions ?? target?.apiVersions;
   return renderChart({
     chartDir: request.chartDir,
+    linksWithin: request.linksWithin,
     releaseName: request.releaseName,
     namespace: request.namespace,
     values: request.values,

@@ -17,6 +17,8 @@ import type { HelmChart } from './helm-chart-spec.ts';
 export interface HelmRenderRequest {
   /** The chart directory on disk (inside the build's root, symlinks resolved). */
   chartDir: string;
+  /** The build's root on disk: where a link in the chart may lead (a chart linking to CRDs beside it). */
+  linksWithin: string;
   /** The chart's path from the build's root, for messages. */
   chart: string;
   releaseName: string;
@@ -185,6 +187,7 @@ export async function inflateHelmCharts(
     const values = valuesOf(w, chart, chartRel);
     const request: HelmRenderRequest = {
       chartDir: joinOs(w.fs.root, w.fs.realPath(chartRel) ?? chartRel),
+      linksWithin: w.fs.root,
       chart: chartRel,
       releaseName: releaseNameOf(chart),
       namespace: chart.namespace || k.namespace || 'default',
