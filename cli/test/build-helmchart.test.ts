@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { writeChartLinkingBeside } from '../../shared/helm/test/linked-chart.ts';
 import { mooring } from './run-cli.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -154,22 +155,9 @@ describe('mooring build helmchart prints what helm template prints', () => {
   });
 
   it('a link elsewhere in the Git work tree is followed, as helm does; one out of it is refused', async () => {
-    // As kwok's chart: crds/ links to the CRDs its repository generates beside the chart.
     const tree = join(work, 'linked-tree');
-    const chart = join(tree, 'charts', 'app');
     mkdirSync(join(tree, '.git'), { recursive: true });
-    mkdirSync(join(chart, 'templates'), { recursive: true });
-    mkdirSync(join(tree, 'config', 'crd'), { recursive: true });
-    writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: app\nversion: 0.1.0\n');
-    writeFileSync(
-      join(chart, 'templates', 'cm.yaml'),
-      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n',
-    );
-    writeFileSync(
-      join(tree, 'config', 'crd', 'widgets.yaml'),
-      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n',
-    );
-    symlinkSync('../../config/crd', join(chart, 'crds'));
+    const chart = writeChartLinkingBeside(tree);
     const [expected, r] = await Promise.all([
       helm(['template', chart, '--include-crds']),
       mooring(['build', 'helmchart', chart, '--include-crds']),

@@ -88,29 +88,29 @@ function pump(): void {
   }
 }
 
+/** Writes the object's status, Ready True with `status`: each kind's one write. */
+function writeReady(apiVersion: string, kind: string, name: string, status: Record<string, unknown>) {
+  return counted(
+    client.applyStatus({ apiVersion, kind, metadata: { name, namespace }, status } as KubeObject, {
+      fieldManager: FIELD_MANAGER,
+      force: true,
+    }),
+  );
+}
+
 async function reconcileSource(source: KubeObject): Promise<void> {
   const name = source.metadata.name ?? '';
-  await counted(
-    client.applyStatus(
-      {
-        apiVersion: SOURCE_API_VERSION,
-        kind: 'OCIRepository',
-        metadata: { name, namespace },
-        status: {
-          observedGeneration: 1,
-          conditions: ready('Succeeded', 'stored artifact for digest latest@sha256:0'),
-          artifact: {
-            path: `ocirepository/${namespace}/${name}/0.tar.gz`,
-            url: `http://127.0.0.1/ocirepository/${namespace}/${name}/0.tar.gz`,
-            revision: 'latest@sha256:0',
-            digest: 'sha256:0',
-            lastUpdateTime: new Date().toISOString(),
-          },
-        },
-      } as KubeObject,
-      { fieldManager: FIELD_MANAGER, force: true },
-    ),
-  );
+  await writeReady(SOURCE_API_VERSION, 'OCIRepository', name, {
+    observedGeneration: 1,
+    conditions: ready('Succeeded', 'stored artifact for digest latest@sha256:0'),
+    artifact: {
+      path: `ocirepository/${namespace}/${name}/0.tar.gz`,
+      url: `http://127.0.0.1/ocirepository/${namespace}/${name}/0.tar.gz`,
+      revision: 'latest@sha256:0',
+      digest: 'sha256:0',
+      lastUpdateTime: new Date().toISOString(),
+    },
+  });
 }
 
 async function reconcileKustomization(ks: KubeObject): Promise<void> {
@@ -126,27 +126,17 @@ async function reconcileKustomization(ks: KubeObject): Promise<void> {
   );
   const deployment = objects.find((o) => o.kind === 'Deployment')?.metadata.name ?? '';
   await untilAvailable(deployment);
-  await counted(
-    client.applyStatus(
-      {
-        apiVersion: KUSTOMIZE_API_VERSION,
-        kind: 'Kustomization',
-        metadata: { name, namespace },
-        status: {
-          observedGeneration: 1,
-          lastAppliedRevision: 'latest@sha256:0',
-          conditions: ready('ReconciliationSucceeded', 'Applied revision: latest@sha256:0'),
-          inventory: {
-            entries: objects.map((o) => ({
-              id: `${namespace}_${o.metadata.name}_${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}_${o.kind}`,
-              v: o.apiVersion.split('/').pop(),
-            })),
-          },
-        },
-      } as KubeObject,
-      { fieldManager: FIELD_MANAGER, force: true },
-    ),
-  );
+  await writeReady(KUSTOMIZE_API_VERSION, 'Kustomization', name, {
+    observedGeneration: 1,
+    lastAppliedRevision: 'latest@sha256:0',
+    conditions: ready('ReconciliationSucceeded', 'Applied revision: latest@sha256:0'),
+    inventory: {
+      entries: objects.map((o) => ({
+        id: `${namespace}_${o.metadata.name}_${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}_${o.kind}`,
+        v: o.apiVersion.split('/').pop(),
+      })),
+    },
+  });
 }
 
 const sources = new Informer(client, { apiVersion: SOURCE_API_VERSION, kind: 'OCIRepository', namespace });

@@ -2,7 +2,7 @@
 // with a typed error. No assertion depends on how fast the machine is: a limit is hit or not,
 // and the test deadlines are generous.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -19,6 +19,7 @@ import { defaultWasmPath, type RendererRequest, rendererModule, runRenderer } fr
 import { RendererWorker } from '../src/renderer-worker.ts';
 import { pagesFor } from '../src/wasm-memory.ts';
 import { requireHelmBinaries, TESTDATA } from './helm-oracle.ts';
+import { writeChartLinkingBeside } from './linked-chart.ts';
 
 requireHelmBinaries();
 
@@ -125,21 +126,8 @@ describe('the Helm renderer sandbox', () => {
   it('follows a link elsewhere in the tree it is told the chart lies in, and nowhere else', {
     timeout: 120_000,
   }, async () => {
-    // As kwok's chart: crds/ links to the CRDs generated beside the chart in its repository.
     const tree = join(scratch, 'tree');
-    const chart = join(tree, 'charts', 'app');
-    mkdirSync(join(chart, 'templates'), { recursive: true });
-    mkdirSync(join(tree, 'config', 'crd'), { recursive: true });
-    writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: app\nversion: 0.1.0\n');
-    writeFileSync(
-      join(chart, 'templates', 'cm.yaml'),
-      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app}\n',
-    );
-    writeFileSync(
-      join(tree, 'config', 'crd', 'widgets.yaml'),
-      'apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: widgets.example.com}\n',
-    );
-    symlinkSync('../../config/crd', join(chart, 'crds'));
+    const chart = writeChartLinkingBeside(tree);
     const render = (linksWithin?: string) =>
       renderChart({
         chartDir: chart,
