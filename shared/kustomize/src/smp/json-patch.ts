@@ -2,7 +2,8 @@
 // since about 2022, and the whole algorithm is a hundred lines over plain JSON values.
 // Where kustomize's library (gopkg.in/evanphx/json-patch.v4) is laxer than the RFC, this follows
 // kustomize: negative array indices count from the end, indices parse like Go's strconv.Atoi
-// ('01' is 1), `replace` of a missing map key adds it, and unknown '~' escapes are left as they are.
+// ('01' is 1), `replace` of a missing map key adds it, `test` of a missing map key against null
+// passes, and unknown '~' escapes are left as they are.
 import { isDeepStrictEqual } from 'node:util';
 import { KustomizeError } from '../errors.ts';
 import type { JsonObject, JsonValue } from '../resource.ts';
@@ -93,6 +94,17 @@ function operationValue(operation: JsonObject): JsonValue {
   return structuredClone(operation.value!);
 }
 
+/**
+ * json-patch.v4 reads a missing map field as null: `test` of a field that is not there passes when
+ * the expected value is null (cluster-api-provider-azure's templates test a list this way before
+ * creating it). Only the last field may be missing, and a list index past the end still fails.
+ */
+function missingFieldTestedAsNull(document: JsonValue, tokens: string[], operation: JsonObject): boolean {
+  if (tokens.length === 0 || (operation.value ?? null) !== null) return false;
+  const parent = parentOf(document, tokens);
+  return !Array.isArray(parent) && !Object.hasOwn(parent, tokens.at(-1)!);
+}
+
 function applyOne(document: JsonValue, operation: JsonObject): JsonValue {
   const path = parsePointer(field(operation, 'path'));
   switch (operation.op) {
@@ -120,6 +132,7 @@ function applyOne(document: JsonValue, operation: JsonObject): JsonValue {
     case 'copy':
       return add(document, path, structuredClone(getValue(document, parsePointer(field(operation, 'from')))));
     case 'test':
+      if (missingFieldTestedAsNull(document, path, operation)) return document;
       if (!isDeepStrictEqual(getValue(document, path), operationValue(operation))) {
         throw new PatchStepError('the value differs from the expected one');
       }
