@@ -1,6 +1,6 @@
 // How `mooring build` compares with the Go `kustomize build` on every kustomization folder of real
 // public repositories.
-// Usage: node --import tsx hack/realworld-report.ts <root> [--json=<file>] [--only=<substring>] [--diffs=<n>] [--no-helm]
+// Usage: node --import tsx hack/realworld-report.ts <root> [--json=<file>] [--only=<substring>] [--diffs=<n>] [--no-helm] [--operator]
 // <root> holds one folder per repository (its files at one commit, e.g. `git archive HEAD | tar -x`),
 // each with a `.realworld-source` file naming `repository:` and `commit:`. Every folder with a
 // kustomization.yaml/.yml/Kustomization is built by bin/kustomize (no network: a remote base fails
@@ -10,7 +10,9 @@
 // and bin/helm (mooring build always renders charts) and counted apart as well; --no-helm sets
 // those folders aside without building them.
 // Prints Markdown: a table per repository, totals, the refusal causes, and the differences with a
-// short diff. --json writes every folder's verdict, to compare two runs.
+// short diff. --json writes every folder's verdict, to compare two runs. --operator builds each folder
+// as the Kustomization operator does (load restrictor off, files confined to the repository's
+// folder) and kustomize with --load-restrictor LoadRestrictionsNone.
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import {
@@ -18,6 +20,7 @@ import {
   kustomizationDirs,
   kustomizeBuild,
   mooringBuild,
+  operatorBuild,
   reasonOf,
   shortDiff,
   usesHelmCharts,
@@ -58,6 +61,7 @@ async function main(): Promise<void> {
   if (!root) throw new Error('usage: hack/realworld-report.ts <root> [--json=<file>] [--only=<substring>]');
   const only = option('only');
   const noHelm = process.argv.includes('--no-helm');
+  const asOperator = process.argv.includes('--operator');
   const maxDiffs = Number(option('diffs') ?? 40);
   const repos = readdirSync(root, { withFileTypes: true })
     .filter((e) => e.isDirectory())
@@ -77,8 +81,8 @@ async function main(): Promise<void> {
         results.push({ repo, path, verdict: 'helm (not built)', helm });
         continue;
       }
-      const go = await kustomizeBuild(dir);
-      const mooring = await mooringBuild(dir);
+      const go = await kustomizeBuild(dir, asOperator);
+      const mooring = asOperator ? await operatorBuild(repoDir, dir) : await mooringBuild(dir);
       const verdict = verdictOf(go, mooring);
       const text = (r: BuildResult): string => (r.ok ? '' : reasonOf(r.error, dir));
       const row: FolderResult = { repo, path, verdict, helm };

@@ -4,11 +4,13 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { build, createConfinedFs, KustomizeError, toYAML } from '@mooring/kustomize';
 import { createTwoFilesPatch } from 'diff';
 import { renderDirectory } from '../../cli/src/render-local.ts';
+import { helmRenderer } from '../../operators/kustomize/src/render/helm-renderer.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -57,10 +59,11 @@ export type BuildResult = { ok: true; output: string } | { ok: false; error: str
  * `bin/kustomize build <dir>` in a bare environment (no KUSTOMIZE_* or XDG settings of the caller's),
  * with bin/helm for a folder with helmCharts: (mooring build always renders charts).
  */
-export async function kustomizeBuild(dir: string): Promise<BuildResult> {
+export async function kustomizeBuild(dir: string, loadRestrictorNone = false): Promise<BuildResult> {
   const helm = usesHelmCharts(dir) ? ['--enable-helm', '--helm-command', HELM] : [];
+  const restrictor = loadRestrictorNone ? ['--load-restrictor', 'LoadRestrictionsNone'] : [];
   try {
-    const { stdout } = await run(KUSTOMIZE, ['build', ...helm, dir], {
+    const { stdout } = await run(KUSTOMIZE, ['build', ...helm, ...restrictor, dir], {
       maxBuffer: 512 * 1024 * 1024,
       timeout: 180_000,
       env: { PATH: process.env.PATH ?? '', HOME: tmpdir() },
@@ -82,6 +85,23 @@ export async function mooringBuild(dir: string): Promise<BuildResult> {
         ok: false,
         error: err.name === 'CliError' ? err.message : `crash: ${err.name}: ${err.message}`,
       };
+    return { ok: false, error: `crash: ${String(err)}` };
+  }
+}
+
+/**
+ * The folder built as the Kustomization operator builds a source's path: kustomize's load
+ * restrictor off (Flux's choice too), every file confined to the repository's folder instead.
+ */
+export async function operatorBuild(repoDir: string, dir: string): Promise<BuildResult> {
+  try {
+    const resources = await build(createConfinedFs(repoDir), relative(repoDir, dir) || '.', {
+      loadRestrictions: 'none',
+      helm: helmRenderer({ limits: { timeoutMs: 180_000, memoryBytes: 1 << 30 } }),
+    });
+    return { ok: true, output: toYAML(resources) };
+  } catch (err) {
+    if (err instanceof KustomizeError) return { ok: false, error: err.message };
     return { ok: false, error: `crash: ${String(err)}` };
   }
 }
