@@ -1,19 +1,21 @@
 // The floor of flux-benchmark's shape: a process that does only the writes any tool must make for a
 // Kustomization to be applied and reported Ready, and nothing a real tool adds for safety. Per
 // source, one status write (Ready, with an artifact); per Kustomization, a server-side apply of each
-// of its four objects as the impersonated ServiceAccount, a wait for the Deployment to be Available
-// (from a watch, no polling), and one status write (Ready, with the inventory). No finalizers, no
-// dry runs, no inventory written before the apply, no events, no reads. It is not a product: it is
-// what flux-side-by-side runs as `floor` to show how much of a run's time the control plane spends
-// on work no tool can leave out, on the same machine, in the same run.
+// of its four objects as the impersonated ServiceAccount, a wait for the Deployment to be healthy
+// (kstatus Current, from a watch, no polling), and one status write (Ready, with the inventory).
+// No finalizers, no dry runs, no inventory written before the apply, no events, no reads. It is not
+// a product: it is what flux-side-by-side runs as `floor` to show how much of a run's time the
+// control plane spends on work no tool can leave out, on the same machine, in the same run.
 //
 //   node --import tsx floor-tool.ts <kubeconfig> <namespace> <concurrent> <qps> <burst> <metricsPort>
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { KUSTOMIZE_API_VERSION, SOURCE_API_VERSION } from '@mooring/api';
+import { computeStatus, type LiveObject } from '@mooring/kstatus';
 import { Informer, KubeClient, type KubeObject } from '@mooring/runtime';
 import { parseAllDocuments } from 'yaml';
+import { substituteVariables } from '../src/substitute.ts';
 
 const [kubeconfig, namespace, concurrentArg, qps, burst, metricsPort] = process.argv.slice(2);
 if (!kubeconfig || !namespace || !metricsPort)
@@ -29,46 +31,37 @@ const counted = <T>(request: Promise<T>): Promise<T> => {
   return request;
 };
 
-// The artifact's one file, its variables substituted per Kustomization as postBuild would.
-const template = readFileSync(
-  join(import.meta.dirname, 'testdata/flux-benchmark/podinfo/podinfo.yaml'),
-  'utf8',
-);
+// The artifact's one file, its variables substituted per Kustomization by Mooring's postBuild.
+const manifests = parseAllDocuments(
+  readFileSync(join(import.meta.dirname, 'testdata/flux-benchmark/podinfo/podinfo.yaml'), 'utf8'),
+)
+  .map((doc) => doc.toJS() as KubeObject | null)
+  .filter((o): o is KubeObject => !!o);
 function render(vars: Record<string, string>): KubeObject[] {
-  const text = template.replace(/\$\{(\w+)(?::=([^}]*))?\}/g, (_, name: string, fallback?: string) => {
-    return vars[name] ?? fallback ?? '';
+  return manifests.map((o) => {
+    const done = substituteVariables(o, vars, { strict: false, strategy: 'Always' }, o.metadata.name ?? '');
+    return { ...done, metadata: { ...done.metadata, namespace } };
   });
-  return parseAllDocuments(text)
-    .map((doc) => doc.toJS() as KubeObject | null)
-    .filter((o): o is KubeObject => !!o)
-    .map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
 }
 
 const ready = (reason: string, message: string) => [
   { type: 'Ready', status: 'True', reason, message, lastTransitionTime: new Date().toISOString() },
 ];
 
-// Deployments Available, from one watch; waiters are woken by its events.
-const available = new Set<string>();
+// Deployments healthy, from one watch; waiters are woken by its events.
+const healthy = new Set<string>();
 const waiters = new Map<string, () => void>();
 const deployments = new Informer(client, { apiVersion: 'apps/v1', kind: 'Deployment', namespace });
 deployments.on(({ object }) => {
-  const d = object as KubeObject & {
-    metadata: { generation?: number };
-    status?: { observedGeneration?: number; conditions?: { type: string; status: string }[] };
-  };
-  const ok =
-    (d.status?.observedGeneration ?? -1) >= (d.metadata.generation ?? 0) &&
-    !!d.status?.conditions?.some((c) => c.type === 'Available' && c.status === 'True');
-  if (!ok) return;
-  const name = d.metadata.name ?? '';
-  available.add(name);
+  if (computeStatus(object as unknown as LiveObject).status !== 'Current') return;
+  const name = object.metadata.name ?? '';
+  healthy.add(name);
   waiters.get(name)?.();
 });
-const untilAvailable = (name: string) =>
-  available.has(name) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(name, resolve));
+const untilHealthy = (name: string) =>
+  healthy.has(name) ? Promise.resolve() : new Promise<void>((resolve) => waiters.set(name, resolve));
 
-// Work: sources first come first served, then Kustomizations, `concurrent` at a time.
+// Work in the order the watches deliver it, `concurrent` at a time.
 const queue: (() => Promise<void>)[] = [];
 let running = 0;
 function enqueue(job: () => Promise<void>): void {
@@ -125,7 +118,7 @@ async function reconcileKustomization(ks: KubeObject): Promise<void> {
     ),
   );
   const deployment = objects.find((o) => o.kind === 'Deployment')?.metadata.name ?? '';
-  await untilAvailable(deployment);
+  await untilHealthy(deployment);
   await writeReady(KUSTOMIZE_API_VERSION, 'Kustomization', name, {
     observedGeneration: 1,
     lastAppliedRevision: 'latest@sha256:0',

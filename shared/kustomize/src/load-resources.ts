@@ -292,9 +292,10 @@ export function parseYamlDocuments(
   }
   const out: JsonValue[] = [];
   // Offsets are counted over the whole stream, so a later document's lines are the file's lines.
-  let lines = new LineCounter();
+  // The line counter of the read the documents come from (see parseIndentingQuotedContinuations).
+  let lines: LineCounter | undefined;
   const syntaxError = (offset: number | undefined, reason: string): YamlSyntaxError => {
-    const at = offset === undefined ? undefined : lines.linePos(offset);
+    const at = offset === undefined ? undefined : lines?.linePos(offset);
     return new YamlSyntaxError(source, at?.line, at?.col, reason);
   };
   try {

@@ -23,19 +23,19 @@ function missingQuote(message: string): "'" | '"' | undefined {
 }
 
 /**
- * Where `quote`'s scalar closes in `line` from `from` on, or -1: in a single-quoted scalar `''` is
- * a quote, in a double-quoted one a backslash escapes the next character.
+ * Whether `line` holds the closing `quote` of a scalar it continues: in a single-quoted scalar `''`
+ * is a quote, in a double-quoted one a backslash escapes the next character.
  */
-function closingQuote(line: string, from: number, quote: "'" | '"'): number {
-  for (let i = from; i < line.length; i++) {
+function closesOn(line: string, quote: "'" | '"'): boolean {
+  for (let i = 0; i < line.length; i++) {
     const c = line[i];
     if (quote === '"' && c === '\\') i++;
     else if (c === quote) {
       if (quote === "'" && line[i + 1] === "'") i++;
-      else return i;
+      else return true;
     }
   }
-  return -1;
+  return false;
 }
 
 /**
@@ -57,7 +57,7 @@ function indentAfter(lines: string[], lineStarts: number[], offset: number, quot
       lines[at] = indent + line.slice(own);
       changed = true;
     }
-    if (closingQuote(lines[at] ?? '', 0, quote) >= 0) return changed;
+    if (closesOn(lines[at] ?? '', quote)) return changed;
   }
   return changed;
 }
@@ -95,9 +95,8 @@ export function parseIndentingQuotedContinuations<O extends Parameters<typeof pa
       start += line.length + 1;
     }
     let changed = false;
-    // Last first, so an earlier cut's offset still points into the text it was found in.
-    for (const cut of cuts.sort((a, b) => b.offset - a.offset))
-      changed = indentAfter(lines, lineStarts, cut.offset, cut.quote) || changed;
+    // Offsets are looked up in the line starts of `current`, which indenting lines does not move.
+    for (const cut of cuts) changed = indentAfter(lines, lineStarts, cut.offset, cut.quote) || changed;
     if (!changed) break;
     current = lines.join('\n');
     const again = options();
