@@ -102,18 +102,40 @@ interface Measured {
   load: number;
 }
 
-async function startMooring(
+/**
+ * One Node process of a tool (Mooring's bundle, the floor), in the image's environment, with a
+ * scratch folder and a metrics port of its own; resolved once its metrics answer.
+ */
+async function startNode(
+  what: string,
+  logFile: string,
+  requestMetric: string,
+  args: (metricsPort: number, storage: string) => string[],
+): Promise<Started> {
+  const storage = await mkdtemp(join(tmpdir(), `${what}-bench-`));
+  const metrics = await freePort();
+  const proc = spawn(process.execPath, args(metrics, storage), {
+    cwd: repoRoot,
+    env: bundleEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  logTo(proc, logFile);
+  await waitHttp(`http://127.0.0.1:${metrics}/metrics`, what, proc);
+  return { procs: [proc], metricsPorts: [metrics], requestMetric, storage };
+}
+
+function startMooring(
   kubeconfig: string,
   namespace: string,
   app: string,
   logs: string,
   setting: Setting,
 ): Promise<Started> {
-  const storage = await mkdtemp(join(tmpdir(), 'mooring-bench-'));
-  const metrics = await freePort();
-  const proc = spawn(
-    process.execPath,
-    [
+  return startNode(
+    'mooring',
+    join(logs, `mooring-${namespace}.log`),
+    'mooring_api_request_duration_seconds_count',
+    (metrics, storage) => [
       ...(process.env.MOORING_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
       join(app, 'dist/all-in-one.mjs'),
       '--only',
@@ -139,46 +161,22 @@ async function startMooring(
       '--log-level',
       'info',
     ],
-    // As the image runs it (its environment).
-    { cwd: repoRoot, env: bundleEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
-  logTo(proc, join(logs, `mooring-${namespace}.log`));
-  await waitHttp(`http://127.0.0.1:${metrics}/metrics`, 'Mooring', proc);
-  return {
-    procs: [proc],
-    metricsPorts: [metrics],
-    requestMetric: 'mooring_api_request_duration_seconds_count',
-    storage,
-  };
 }
 
 /** floor-tool.ts, started as Mooring's bundle is: its own process, so its CPU and memory are its own. */
-async function startFloor(
-  kubeconfig: string,
-  namespace: string,
-  logs: string,
-  setting: Setting,
-): Promise<Started> {
-  const storage = await mkdtemp(join(tmpdir(), 'floor-bench-'));
-  const metrics = await freePort();
-  const proc = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(repoRoot, 'operators/kustomize/bench/floor-tool.ts'),
-      kubeconfig,
-      namespace,
-      CONCURRENT,
-      setting.qps,
-      setting.burst,
-      String(metrics),
-    ],
-    { cwd: repoRoot, env: bundleEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  logTo(proc, join(logs, `floor-${namespace}.log`));
-  await waitHttp(`http://127.0.0.1:${metrics}/metrics`, 'floor', proc);
-  return { procs: [proc], metricsPorts: [metrics], requestMetric: 'floor_requests_total', storage };
+function startFloor(kubeconfig: string, namespace: string, logs: string, setting: Setting): Promise<Started> {
+  return startNode('floor', join(logs, `floor-${namespace}.log`), 'floor_requests_total', (metrics) => [
+    '--import',
+    'tsx',
+    join(repoRoot, 'operators/kustomize/bench/floor-tool.ts'),
+    kubeconfig,
+    namespace,
+    CONCURRENT,
+    setting.qps,
+    setting.burst,
+    String(metrics),
+  ]);
 }
 
 async function startFlux(
